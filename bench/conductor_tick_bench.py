@@ -6,7 +6,7 @@ and 50 workers; at 10,000 tickets ≤ 1.5 x the cost at 1,000).
 A real state root and repository (the demo's), filled through the store's own API: N finished
 tickets (done or blocked) and W ended workers (so a tick has nothing to do: the fleet is idle), the
 pool full of nothing, and nothing written for longer than a change takes to settle
-(`store/summary.py` RACY_NS). Each tick runs in-process on one open workspace, as `oms conductor
+(`Limits.summary_racy_ns`). Each tick runs in-process on one open workspace, as `oms conductor
 run` does; printed: the tick's median per phase and in all, tmux calls and record reads per tick,
 and the ratio against the smallest size measured in the same run. Then the same ticks one-shot, as
 `oms conductor tick` from cron runs them: each in a fresh workspace with nothing kept from the tick
@@ -29,6 +29,7 @@ from oms.canonical import stable_id
 from oms.demo import scratch as demo
 from oms.domain import tickets as ticket_machine
 from oms.domain import workers as worker_machine
+from oms.limits import LIMITS
 from oms.services.conductor import tick as conductor
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import summary
@@ -109,7 +110,7 @@ def measure(base: Path, tickets: int, workers: int, repeat: int) -> dict[str, fl
         made = time.perf_counter() - start
         conductor.tick(ws)  # warm-up (and the tmux server need not run: the fleet is idle)
         time.sleep(
-            summary.RACY_NS / 1e9 + 0.1
+            LIMITS.summary_racy_ns / 1e9 + 0.1
         )  # idle: no write for longer than a change takes to settle
         conductor.tick(ws)
         totals: list[float] = []

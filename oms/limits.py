@@ -43,7 +43,7 @@ class Limits(NamedTuple):
         5.0  # ... and shows it took the instruction within this after Enter
     )
     # an attempt's end waits this long for a message's typing or a result's recording
-    # (chain/end_lock.py): more than twice (ENTER_PAUSE_S + activation_confirm_s)
+    # (chain/end_lock.py): more than twice (enter_pause_s + activation_confirm_s)
     end_lock_wait_s: float = 30.0
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
@@ -244,6 +244,70 @@ class Limits(NamedTuple):
     review_check_output_bytes: int = 4096  # the tail of each check's output `oms result show` shows
     review_diff_timeout_s: float = 600.0  # `oms result diff` (its pager may stay open longer)
     review_line_bytes: int = 64 * 1024  # a diff line longer than this is escaped in pieces
+
+    # moved here from the modules that use them (issue 25 item 4: names that say a bound)
+    # between an instruction's typed text and its Enter (ADR 0009 "Activation")
+    enter_pause_s: float = 0.3
+    # an agent CLI's screen is read this often while it is activated
+    activation_poll_s: float = 0.05
+    status_title_chars: int = 40  # `oms status` shows this much of a title
+    # ... and at least this much of a reason, however narrow the terminal
+    status_reason_min_chars: int = 20
+    dashboard_queue_shown: int = 5  # `oms conductor run`'s screen lists this many queued tickets
+    # a ticket's retry waits this long after its first failure (doubled after each)
+    backoff_base_s: int = 10
+    backoff_max_s: int = 300  # ... and at most this long
+    quarantine_failures: int = 5  # failed attempts within the window that quarantine a ticket
+    quarantine_window_s: int = 3600  # ... the window
+    # a worker's wall-clock limit unless its role says otherwise (default)
+    deadline_minutes: int = 480
+    # `oms conductor run`'s interval unless the pool says otherwise (default)
+    tick_seconds: int = 30
+    merge_title_chars: int = 100  # of a ticket's title a merge commit's subject carries
+    gc_after_days: int = 7  # a finished worker's worktree is removed after this (default)
+    compact_after_days: int = 30  # a closed ticket is compacted after this (default; 0: never)
+    # a hook writes a session version no more often unless something new (domain/gate.py)
+    hook_beat_ms: int = 5_000
+    no_result_park_ms: int = 60_000  # a NO_RESULT park's `oms worker resume` is due this long after
+    handle_near_shown: int = 3  # "did you mean" names at most this many ids
+    # a rest at most this long the CLIs may wait out (their SDKs retry after it)
+    retry_at_once_s: int = 60
+    # a quota error stating no reset rests its provider this long (default)
+    cooldown_minutes: int = 30
+    transient_cooldown_s: int = 90  # ... and a rate limit stating no wait (default)
+    # a session's heartbeat deadline: this long after its last sign of life
+    session_heartbeat_ms: int = 15 * 60 * 1000
+    # a session with no hook or bridge this long after it registered is silent
+    channels_silent_ms: int = 120_000
+    # `oms conductor run` looks for new entries between ticks this often
+    conductor_poll_s: float = 0.25
+    # a forced scale-down parks busy workers this long (`oms worker resume` earlier)
+    force_park_ms: int = 24 * 3600 * 1000
+    # a worker still running this long after its result was acted on is stopped
+    result_grace_ms: int = 120_000
+    compact_per_tick: int = 20  # tickets compacted at most per tick
+    # a conductor looks for tickets due compaction at most this often
+    compact_every_ms: int = 3600 * 1000
+    left_cgroup_s: float = 0.5  # how long `end_sandbox` waits for what is left of a cgroup to end
+    # a deliverer killed between the pane and the session: time for a re-delivery
+    registration_wait_s: float = 60.0
+    registration_poll_s: float = 0.05  # ... looked at this often
+    # versions a conductor remembers looking at (more: it starts again)
+    notify_looked_versions: int = 200_000
+    proxy_stop_grace_s: float = 5.0  # `oms proxy stop` sends SIGKILL this long after SIGTERM
+    proxy_doors_every_s: float = 0.1  # the proxy opens and closes dispatches' doors this often
+    proxy_door_wait_s: float = 10.0  # a launch waits this long for its dispatch's door
+    # the proxy closes connections past their deadline this often
+    proxy_deadlines_every_s: float = 0.25
+    proxy_drain_s: float = 120.0  # an answer read on after its worker hung up, this long at most
+    # the rule is asked this long after a request was served (its answer first)
+    attempt_after_request_s: float = 0.05
+    supervisor_grace_s: float = 2.0  # an over agent's group: SIGTERM, then SIGKILL this long after
+    # generations raced for before an anchor gives up (another writer anchoring)
+    anchor_rounds: int = 8
+    # a file time this close to the scan that saw it is looked at again
+    summary_racy_ns: int = 2_000_000_000
+    summary_full_scan_ns: int = 300_000_000_000  # every id directory is stat'ed at least this often
 
 
 LIMITS = Limits()

@@ -4,11 +4,12 @@ resume (ADR 0009 "Activation").
 Activation waits for the CLI's ready marks (all on screen, its busy mark not) and for the agent to
 have oms's tools (the `Witness`: its MCP bridge answered a `tools/list` in this pane — a CLI shows
 its ready screen before its MCP servers are up, and a first turn without oms's tools is paid for and
-goes wrong), types the instruction, pauses `ENTER_PAUSE_S` (Codex reads an Enter within 50 ms of
-text as a newline), presses Enter and waits for a sign the agent took it: the `Witness` (its session
-records a prompt taken since the text was typed; never Claude Code's SessionStart, which it fires
-once started) or the busy mark. Without one it presses Enter once more (the first became a newline),
-then gives up (`ActivationError`). A plan without a prompt (a command worker) needs no activation.
+goes wrong), types the instruction, pauses `Limits.enter_pause_s` (Codex reads an Enter within 50 ms
+of text as a newline), presses Enter and waits for a sign the agent took it: the `Witness` (its
+session records a prompt taken since the text was typed; never Claude Code's SessionStart, which it
+fires once started) or the busy mark. Without one it presses Enter once more (the first became a
+newline), then gives up (`ActivationError`). A plan without a prompt (a command worker) needs no
+activation.
 
 A person's message (`oms worker send`, `say`) is typed the same way, into a busy agent too (the
 CLIs queue it for their next turn).
@@ -31,9 +32,6 @@ from oms.adapters.panes import Pane
 from oms.adapters.providers.base import CONTINUE, LaunchPlan
 from oms.errors import OmsError
 from oms.limits import LIMITS
-
-ENTER_PAUSE_S = 0.3  # between typed text and its Enter (ADR 0009 "Activation")
-POLL_S = 0.05
 
 
 class ActivationError(OmsError):
@@ -141,7 +139,7 @@ class Tui:
         if busy:  # a busy mark already on screen witnesses nothing: typed once, Enter once
             witness.typing()
             self.screen.send_text(dispatch_id, text)
-            self.clock.sleep(ENTER_PAUSE_S)
+            self.clock.sleep(LIMITS.enter_pause_s)
             self.screen.send_keys(dispatch_id, "Enter")
             return "queued"
         return self._submit(plan, dispatch_id, text, witness) or "typed"
@@ -154,7 +152,7 @@ class Tui:
         witness.typing()
         self.screen.send_text(dispatch_id, text)
         for _attempt in range(2):  # Enter, confirm; one more Enter if the first became a newline
-            self.clock.sleep(ENTER_PAUSE_S)
+            self.clock.sleep(LIMITS.enter_pause_s)
             self.screen.send_keys(dispatch_id, "Enter")
             until = self.clock.monotonic() + self.confirm_s
             while self.clock.monotonic() < until:
@@ -162,7 +160,7 @@ class Tui:
                     return "taken"
                 if self._busy(plan, dispatch_id):
                     return "queued"
-                self.clock.sleep(POLL_S)
+                self.clock.sleep(LIMITS.activation_poll_s)
         return None
 
     def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
@@ -179,7 +177,7 @@ class Tui:
             return False
         for keys in plan.park_keys:
             self.screen.send_keys(dispatch_id, *keys)
-            self.clock.sleep(ENTER_PAUSE_S)
+            self.clock.sleep(LIMITS.enter_pause_s)
         return True
 
     def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
@@ -189,7 +187,7 @@ class Tui:
         if plan.prompt is None:
             return
         self.screen.send_text(dispatch_id, plan.resume_prompt or CONTINUE)
-        self.clock.sleep(ENTER_PAUSE_S)
+        self.clock.sleep(LIMITS.enter_pause_s)
         self.screen.send_keys(dispatch_id, "Enter")
 
     def _wait_ready(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
@@ -217,7 +215,7 @@ class Tui:
                         "(its MCP bridge did not start)"
                     )
                 raise ActivationError(f"the agent did not become ready within {self.ready_s:g}s")
-            self.clock.sleep(POLL_S)
+            self.clock.sleep(LIMITS.activation_poll_s)
 
     def _busy(self, plan: LaunchPlan, dispatch_id: str) -> bool:
         return plan.busy_mark is not None and plan.busy_mark in self.screen.capture(dispatch_id)

@@ -36,6 +36,7 @@ from oms.cli.common import (
 )
 from oms.cli.fast_help import SECTION
 from oms.errors import NotARepositoryError, shown
+from oms.limits import LIMITS
 from oms.version import __version__
 
 if TYPE_CHECKING:
@@ -318,19 +319,20 @@ def _tickets_table(
     *shown, last = fields
     columns = [["-" if (v := item.get(f)) is None else str(v) for item in dicts] for f in shown]
     titles = (str(item.get(last) or "-") for item in dicts)
-    columns.append([t if len(t) <= TITLE_CHARS else fit(t, TITLE_CHARS) for t in titles])
+    columns.append(
+        [
+            t if len(t) <= LIMITS.status_title_chars else fit(t, LIMITS.status_title_chars)
+            for t in titles
+        ]
+    )
     widths = [max(len(h), *map(len, column)) for h, column in zip(fields, columns, strict=True)]
     room = shutil.get_terminal_size().columns - sum(w + 2 for w in widths)
-    most = max(room, REASON_MIN_CHARS)
+    most = max(room, LIMITS.status_reason_min_chars)
     whys = [fit(reasons.get(str(item.get("id")), ""), most) or "-" for item in dicts]
     line = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"  # the reason last, not padded
     header = [h.upper() for h in (*fields, "reason")]
     lines = [line.format(*header).rstrip(), *map(str.rstrip, map(line.format, *columns, whys))]
     typer.echo("\n".join(lines))  # one write: a call per row was a fifth of `oms status`'s time
-
-
-TITLE_CHARS = 40  # `oms status` shows this much of a title
-REASON_MIN_CHARS = 20  # ... and at least this much of a reason, however narrow the terminal
 
 
 @app.command()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import parse_ts
 from oms.domain.panelog import escaped
+from oms.limits import LIMITS
 from oms.schemas.payloads import TicketState
 from oms.store.payloads import session_payload, ticket_payload, worker_payload
 
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
 
 RECENT = 5
 TITLE_CELLS = 28  # a title's column, in terminal cells
-QUEUE_SHOWN = 5
 
 
 def cells(text: str) -> int:
@@ -78,7 +78,7 @@ def render(ws: Workspace, report: Tick) -> str:
     )
     queue = [t for t in snap.tickets if t.state == TicketState.OPEN]
     width = max([6, *(len(str(worker_payload(w).get("ticket_id"))) for w in snap.workers)])
-    width = max([width, *(len(t.record_id) for t in queue[:QUEUE_SHOWN])])
+    width = max([width, *(len(t.record_id) for t in queue[: LIMITS.dashboard_queue_shown])])
     lines = [
         f"oms conductor  {time.strftime('%H:%M:%S')}  pool "
         f"{len(running)}/{ws.config().max_workers}  queue {len(queue)}  tick "
@@ -104,10 +104,10 @@ def render(ws: Workspace, report: Tick) -> str:
     lines += ["", f"QUEUE ({len(queue)})" if queue else "QUEUE (empty)"]
     lines += [
         f"  {cell(t.record_id, width)} {cell(titles[t.record_id], TITLE_CELLS)}".rstrip()
-        for t in queue[:QUEUE_SHOWN]
+        for t in queue[: LIMITS.dashboard_queue_shown]
     ]
-    if len(queue) > QUEUE_SHOWN:
-        lines.append(f"  … and {len(queue) - QUEUE_SHOWN} more")
+    if len(queue) > LIMITS.dashboard_queue_shown:
+        lines.append(f"  … and {len(queue) - LIMITS.dashboard_queue_shown} more")
     lines += ["", "RECENT ENDS"]
     for w in ended[-RECENT:]:
         wp = worker_payload(w)

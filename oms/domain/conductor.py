@@ -36,11 +36,8 @@ from typing import NamedTuple
 
 from oms.canonical import JsonObject, add_ms, parse_ts
 from oms.domain.gate import NO_RESULT
+from oms.limits import LIMITS
 
-BACKOFF_BASE_S = 10
-BACKOFF_CAP_S = 300
-QUARANTINE_FAILURES = 5
-QUARANTINE_WINDOW_S = 3600
 DEFAULT_PRIORITY = 3
 PERSON = "worktree"  # the status of an attempt whose worktree waits for a person (ADR 0029)
 CONFIG = "configuration"  # ... of one a configuration fault stopped before it launched (ADR 0031)
@@ -59,12 +56,12 @@ def backoff_s(failures: int) -> int:
     """Seconds to wait before the next attempt after `failures` failed ones (at least 1)."""
     if failures < 1:
         return 0
-    return int(min(BACKOFF_BASE_S * 2 ** min(failures - 1, 16), BACKOFF_CAP_S))
+    return int(min(LIMITS.backoff_base_s * 2 ** min(failures - 1, 16), LIMITS.backoff_max_s))
 
 
 def recent_failures(failures: Sequence[JsonObject], now: str) -> list[JsonObject]:
     """The failures within the quarantine window before `now`."""
-    cutoff = parse_ts(now) - QUARANTINE_WINDOW_S * 1000
+    cutoff = parse_ts(now) - LIMITS.quarantine_window_s * 1000
     return [
         f
         for f in failures
@@ -73,8 +70,8 @@ def recent_failures(failures: Sequence[JsonObject], now: str) -> list[JsonObject
 
 
 def quarantined(failures: Sequence[JsonObject], now: str) -> bool:
-    """Quarantine: `QUARANTINE_FAILURES` failed attempts within the window."""
-    return len(recent_failures(failures, now)) >= QUARANTINE_FAILURES
+    """Quarantine: `LIMITS.quarantine_failures` failed attempts within the window."""
+    return len(recent_failures(failures, now)) >= LIMITS.quarantine_failures
 
 
 class Resolution(StrEnum):

@@ -15,10 +15,8 @@ from oms.canonical import JsonObject, check, dumps
 from oms.canonical.ids import ROLE_ID, folder_label
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import (
-    COOLDOWN_MINUTES,
     DEFAULT_COST_TIER,
     QUOTA_SKIP_AT,
-    TRANSIENT_COOLDOWN_S,
     Provider,
     RouteClass,
     Routing,
@@ -32,8 +30,6 @@ from oms.provider_names import WORKER_TRANSPORTS as WORKER_TRANSPORTS  # noqa: P
 from oms.schemas import validate
 
 CONFIG_PATH = ".oms/config.toml"
-DEADLINE_MINUTES = 480  # a worker's wall-clock limit unless its role says otherwise
-TICK_SECONDS = 30  # `oms conductor run`'s interval unless the pool says otherwise
 NETWORK_DEFAULT, CREDENTIAL_DEFAULT = "none", "token"  # contained and keyless (ADR 0026)
 ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
 
@@ -55,7 +51,7 @@ class Role:
     max_turns_without_result: int = LIMITS.turns_without_result
     max_minutes_without_result: int = LIMITS.minutes_without_result
     deadline_minutes: int = (
-        DEADLINE_MINUTES  # the conductor stops a worker running longer (`deadline`)
+        LIMITS.deadline_minutes  # the conductor stops a worker running longer (`deadline`)
     )
     route: RouteClass = field(
         default_factory=RouteClass
@@ -166,7 +162,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
             spec.get("endpoint"),
             spec.get("max_turns_without_result", LIMITS.turns_without_result),
             spec.get("max_minutes_without_result", LIMITS.minutes_without_result),
-            spec.get("deadline_minutes", DEADLINE_MINUTES),
+            spec.get("deadline_minutes", LIMITS.deadline_minutes),
             _route_class(spec, role_id, routing, where),
             spec.get("token_budget"),
             parse_limits(spec.get("limits"), f"{where}: roles.{role_id}.limits", limits),
@@ -192,7 +188,7 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         advisor_role=doc["advisor"]["role"],
         worker_role=doc["worker"]["role"],
         max_workers=doc["pool"]["max_workers"],
-        tick_seconds=doc["pool"].get("tick_seconds", TICK_SECONDS),
+        tick_seconds=doc["pool"].get("tick_seconds", LIMITS.tick_seconds),
         lease_minutes=doc["lease"]["duration_minutes"],
         worktrees_directory=doc.get("worktrees", {}).get("directory"),
         raw=doc,
@@ -278,8 +274,8 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
         providers,
         order,
         table.get("active"),
-        table.get("cooldown_minutes", COOLDOWN_MINUTES),
-        table.get("transient_cooldown_seconds", TRANSIENT_COOLDOWN_S),
+        table.get("cooldown_minutes", LIMITS.cooldown_minutes),
+        table.get("transient_cooldown_seconds", LIMITS.transient_cooldown_s),
     )
 
 

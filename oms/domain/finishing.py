@@ -12,9 +12,6 @@ from oms.canonical import JsonObject
 from oms.errors import one_line
 from oms.limits import LIMITS
 
-MERGE_TITLE_CHARS = 100  # of a ticket's title a merge commit's subject carries
-GC_AFTER_DAYS = 7
-COMPACT_AFTER_DAYS = 30
 MERGE_COMMIT = "merge-commit"
 FAST_FORWARD = "fast-forward"
 
@@ -29,9 +26,9 @@ class Finishing:
     show: tuple[str, ...] = ()
     merge_into: str | None = None  # None: the branch checked out in the config root
     merge_mode: str = MERGE_COMMIT
-    gc_after_days: int = GC_AFTER_DAYS
+    gc_after_days: int = LIMITS.gc_after_days
     archive_bundles: bool = False
-    compact_after_days: int = COMPACT_AFTER_DAYS  # 0: never
+    compact_after_days: int = LIMITS.compact_after_days  # 0: never
 
 
 def parse(raw: JsonObject) -> Finishing:
@@ -49,10 +46,10 @@ def parse(raw: JsonObject) -> Finishing:
         show=tuple(str(p) for p in show) if isinstance(show, list) else (),
         merge_into=into if isinstance(into, str) else None,
         merge_mode=str(m.get("mode", MERGE_COMMIT)),
-        gc_after_days=_int(w.get("gc_after_days"), GC_AFTER_DAYS),
+        gc_after_days=_int(w.get("gc_after_days"), LIMITS.gc_after_days),
         archive_bundles=w.get("archive_bundles") is True,
         compact_after_days=_int(
-            _table(raw, "retention").get("compact_after_days"), COMPACT_AFTER_DAYS
+            _table(raw, "retention").get("compact_after_days"), LIMITS.compact_after_days
         ),
     )
 
@@ -106,10 +103,10 @@ def verdict(ran: tuple[Ran, ...]) -> bool:
 def merge_message(dispatch_id: str, ticket_id: str, title: str, evidence_ref: str) -> str:
     """A merge commit's message: its subject names the dispatch and its ticket, whose title —
     someone else's text — is squashed to one printable ASCII line and bounded (`one_line`, at most
-    `MERGE_TITLE_CHARS`, read no further than a few times that): no line break, so no body line
-    and no trailer (a `Signed-off-by:`) a title could add, no terminal control for `git log` to
+    `Limits.merge_title_chars`, read no further than a few times that): no line break, so no body
+    line and no trailer (a `Signed-off-by:`) a title could add, no terminal control for `git log` to
     print; then a blank line and the one trailer, the evidence it merges by."""
-    shown = one_line(title[: 4 * MERGE_TITLE_CHARS], MERGE_TITLE_CHARS, default="?")
+    shown = one_line(title[: 4 * LIMITS.merge_title_chars], LIMITS.merge_title_chars, default="?")
     return f"Merge {dispatch_id} ({ticket_id}: {shown})\n\nVerified: {evidence_ref}"
 
 

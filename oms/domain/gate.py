@@ -18,20 +18,20 @@ comes `max_minutes_without_result` after `progress_since`, is let through and th
 parked with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then
 waits for a prompt nobody will type, with no result, for good.
 
-Versions. A hook's payload is worth a session version at once only for a fact others act on that
-the latest version lacks: the first hook after another writer (a registration, a park, a resume),
-the agent coming to rest (`agent_stopped_at` set), the gate starting to hold it (`stop_blocks` from
-0), Codex's own session id (changed), the agent's first prompt (`agent_prompted_at`: its native
-session can be resumed), the first prompt since oms last started the agent to type one into it
+Versions. A hook's payload is worth a session version at once only for a fact others act on that the
+latest version lacks: the first hook after another writer (a registration, a park, a resume), the
+agent coming to rest (`agent_stopped_at` set), the gate starting to hold it (`stop_blocks` from 0),
+Codex's own session id (changed), the agent's first prompt (`agent_prompted_at`: its native session
+can be resumed), the first prompt since oms last started the agent to type one into it
 (`last_prompted_at`, which every prompt sets, from `prompt_due_at`, which registration and relaunch
 set: delivery's witness of the typed text waits for it), the bound reached. Everything else — the
 agent working again, the gate released, its count, later prompts — waits for the beat: a version
-when the latest is BEAT_MS old (the heartbeat deadline is 15 minutes away). In between the broker
-keeps the payload (`services/progress.Memo`). An agent cannot toggle its way to more versions:
-coming to rest or being held again is not new while the latest version already says so, a prompt
-is not new once the latest version has one since oms started the agent (which only oms does), and
-the way back waits for the beat (issue 11's attack: alternating prompts and Stops wrote a version
-per hook).
+when the latest is `Limits.hook_beat_ms` old (the heartbeat deadline is 15 minutes away). In between
+the broker keeps the payload (`services/progress.Memo`). An agent cannot toggle its way to more
+versions: coming to rest or being held again is not new while the latest version already says so, a
+prompt is not new once the latest version has one since oms started the agent (which only oms does),
+and the way back waits for the beat (issue 11's attack: alternating prompts and Stops wrote a
+version per hook).
 """
 
 from __future__ import annotations
@@ -41,11 +41,7 @@ from dataclasses import dataclass
 from oms.canonical import JsonObject, add_ms, parse_ts
 from oms.limits import LIMITS
 
-BEAT_MS = 5_000
 NO_RESULT = "no_result"
-NO_RESULT_PARK_MS = (
-    60_000  # parked-until of a NO_RESULT park: `oms worker resume` is due a minute later
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,4 +172,4 @@ def worth_writing(
     if _count(written.get("stop_blocks")) == 0 and _count(payload.get("stop_blocks")) > 0:
         return True  # the gate started holding it
     last = written.get("last_observed_at")
-    return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, BEAT_MS))
+    return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, LIMITS.hook_beat_ms))

@@ -21,7 +21,6 @@ from oms.domain.dispatches import NON_TERMINAL
 from oms.errors import AmbiguousIdError, RecordNotFoundError, one_line
 from oms.limits import LIMITS
 
-NEAR_SHOWN = 3  # "did you mean" names at most this many ids
 LOOK_ALIKE = str.maketrans("lio", "110")  # a letter typed for the digit it looks like: no edit
 Titles = Callable[[], Mapping[str, str]]  # an id's title (a dispatch's: its ticket's), read lazily
 _KIND = re.compile(r"[a-z]{2,8}-")  # an id's kind (`tkt-`, `dsp-`), compared apart
@@ -41,7 +40,7 @@ def _distance(a: str, b: str, bound: int) -> int:
     return row[-1]
 
 
-def near(handle: str, ids: Iterable[str], limit: int = NEAR_SHOWN) -> list[str]:
+def near(handle: str, ids: Iterable[str], limit: int = LIMITS.handle_near_shown) -> list[str]:
     """The ids most like `handle`, best first, at most `limit`: of the same kind (`tkt-`), within
     a few edits of the whole id or of its start as long as what was typed (a typo: `tkt-12` for
     `tkt-13`, `dsp-3fb` for `dsp-3fa…`); one typed character allows none, and a typo of a few
@@ -81,7 +80,11 @@ def did_you_mean(handle: str, ids: Iterable[str], titles: Titles | None = None) 
         seen: set[str] = set()  # a ticket's attempts share its title: its shortest id only
         for i in sorted(ids, key=lambda i: (len(i), i)):
             title = known.get(i, "")
-            if words in title.casefold() and title not in seen and len(found) < NEAR_SHOWN:
+            if (
+                words in title.casefold()
+                and title not in seen
+                and len(found) < LIMITS.handle_near_shown
+            ):
                 seen.add(title)
                 found.append(i)
     if not found:

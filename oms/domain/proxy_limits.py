@@ -159,9 +159,6 @@ def cooldown_for(
     return Cooldown(add_ms(now, 1000 * (default_s if seconds is None else seconds)), kind, reason)
 
 
-RETRY_AT_ONCE_S = 60  # a rest at most this long the CLIs may wait out (their SDKs retry after it)
-
-
 @dataclass(frozen=True, slots=True)
 class Resting:
     """How the proxy answers a request for a provider that rests (ADR 0028): a 429 that says when to
@@ -179,7 +176,7 @@ def resting(until: str | None, kind: str | None, reason: str | None, now: str) -
     if until is None or parse_ts(until) <= parse_ts(now):
         return None
     seconds = max(1, math.ceil((parse_ts(until) - parse_ts(now)) / 1000))
-    retry = kind != "quota" and seconds <= RETRY_AT_ONCE_S
+    retry = kind != "quota" and seconds <= LIMITS.retry_at_once_s
     why = f" ({reason})" if reason else ""
     message = f"the provider rests until {until}{why}: the proxy forwards nothing to it before then"
     return Resting(seconds, retry, message)

@@ -19,10 +19,10 @@ role's CLI speaks, in cooldown, quota at or above its skip level (default 95), a
 class's highest, a missing tag, no such model alias. Every rule applies to every step after the pin
 — a reroute keeps the class's cost cap and tags (the seed's reroute forgot them).
 
-Cooldowns: a quota error rests a provider until the reset it states, else `COOLDOWN_MINUTES`; a rate
-limit (a transient 429) for the seconds it states, else `TRANSIENT_COOLDOWN_S`. A stated reset is
-bounded: never past, never beyond `Limits.cooldown_max_s`. A quota probe's output gives the first
-number, clamped to 0-100; none means unknown, never full.
+Cooldowns: a quota error rests a provider until the reset it states, else `Limits.cooldown_minutes`;
+a rate limit (a transient 429) for the seconds it states, else `Limits.transient_cooldown_s`. A
+stated reset is bounded: never past, never beyond `Limits.cooldown_max_s`. A quota probe's output
+gives the first number, clamped to 0-100; none means unknown, never full.
 """
 
 from __future__ import annotations
@@ -42,8 +42,6 @@ from oms.provider_names import FAMILIES as WORKER_FAMILIES
 FAMILIES = {**WORKER_FAMILIES, "claude_print": "anthropic", "codex_exec": "openai"}  # and advisors
 DEFAULT_COST_TIER = 3
 QUOTA_SKIP_AT = 95
-COOLDOWN_MINUTES = 30
-TRANSIENT_COOLDOWN_S = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +84,8 @@ class Routing:
     providers: Mapping[str, Provider]
     order: tuple[str, ...] = ()
     active: str | None = None
-    cooldown_minutes: int = COOLDOWN_MINUTES
-    transient_cooldown_s: int = TRANSIENT_COOLDOWN_S
+    cooldown_minutes: int = LIMITS.cooldown_minutes
+    transient_cooldown_s: int = LIMITS.transient_cooldown_s
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,6 @@ from oms.errors import InvalidInputError, one_line
 from oms.limits import LIMITS
 from oms.schemas.payloads import SessionPayload
 
-HEARTBEAT_MS = 15 * 60 * 1000
 TABLE: dict[str, dict[str, str]] = {
     "park": {"running": "parked", "stalled": "parked"},
     "resume": {"parked": "running", "stalled": "running"},
@@ -64,7 +63,7 @@ def register(
             fields,
             source_event_id=source_event_id,
             last_observed_at=now,
-            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+            heartbeat_deadline_at=add_ms(now, LIMITS.session_heartbeat_ms),
             parked_until=None,
             stop_reason=None,
             stop_blocks=0,
@@ -98,7 +97,7 @@ def resume(state: str, payload: JsonObject, *, now: str) -> Next[SessionPayload]
             payload,
             parked_until=None,
             last_observed_at=now,
-            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+            heartbeat_deadline_at=add_ms(now, LIMITS.session_heartbeat_ms),
             turns_without_result=0,
             progress_since=now,
             stop_blocks=0,
@@ -128,7 +127,7 @@ def relaunch(
             stop_blocks=0,
             agent_stopped_at=None,
             last_observed_at=now,
-            heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS),
+            heartbeat_deadline_at=add_ms(now, LIMITS.session_heartbeat_ms),
             # like a resume: the bound on a life without a result starts afresh
             turns_without_result=0,
             progress_since=now,
@@ -142,7 +141,9 @@ def heartbeat(state: str, payload: JsonObject, *, now: str) -> Next[SessionPaylo
     return Next(
         step("session", TABLE, state, "observe"),
         session_with(
-            payload, last_observed_at=now, heartbeat_deadline_at=add_ms(now, HEARTBEAT_MS)
+            payload,
+            last_observed_at=now,
+            heartbeat_deadline_at=add_ms(now, LIMITS.session_heartbeat_ms),
         ),
     )
 

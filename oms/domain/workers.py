@@ -17,9 +17,9 @@ from __future__ import annotations
 from enum import StrEnum
 
 from oms.canonical import JsonObject, parse_ts
-from oms.domain.gate import BEAT_MS
 from oms.domain.machine import Next, Payload, step, with_fields, worker_with
 from oms.errors import IllegalTransitionError, one_line
+from oms.limits import LIMITS
 from oms.schemas.payloads import WorkerPayload
 
 
@@ -208,7 +208,9 @@ def agent(
         return Agent.PARKED
     stopped, heard = session.get("agent_stopped_at"), session.get("last_observed_at")
     if isinstance(stopped, str):
-        quiet = not isinstance(heard, str) or parse_ts(heard) <= parse_ts(stopped) + BEAT_MS
+        quiet = (
+            not isinstance(heard, str) or parse_ts(heard) <= parse_ts(stopped) + LIMITS.hook_beat_ms
+        )
         if quiet:
             return Agent.STOPPED
     return Agent.STARTING if activity == Activity.IDLE else Agent.WORKING

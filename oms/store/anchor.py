@@ -53,7 +53,6 @@ PAYLOAD_TYPE = "application/vnd.oms.ledger-anchor+json"
 MAX_ANCHOR = LIMITS.anchor_bytes
 LOCAL_TICKET = re.compile(r"tkt-([1-9][0-9]{0,9})")
 _GENERATION = re.compile(r"([1-9][0-9]{0,17})\.json")
-_ROUNDS = 8  # generations raced for before giving up (another writer is anchoring at the same time)
 _SCAN_START = 64 * 1024  # the log's tail read first to find an entry (then four times more)
 
 
@@ -285,7 +284,7 @@ def advance(
     with Place(state, key_id, create=True) as place:
         if place.root is None:
             return place.why
-        for _ in range(_ROUNDS):
+        for _ in range(LIMITS.anchor_rounds):
             try:
                 current = place.newest(public, key_id)
             except OmsError as exc:
@@ -365,7 +364,7 @@ def keep_rolled_back(state: Root, public_raw: bytes, key_id: str) -> Anchor | No
                 raise ConflictError("nothing to accept: the anchor is on this ledger (no rollback)")
         data = place.root.read_bytes(f"{place.generations()[-1]}.json", MAX_ANCHOR)
     state.mkdirs(ROLLBACKS)
-    for _ in range(_ROUNDS):
+    for _ in range(LIMITS.anchor_rounds):
         names = state.listdir(ROLLBACKS)
         taken = [int(m.group(1)) for n in names if (m := _GENERATION.fullmatch(n))]
         try:

@@ -10,11 +10,11 @@ before and after it publishes (`RecordStore._write`). So a refresh
 * else stats every id directory (one scan) and reads only the records whose directory's time
   changed, or was not yet settled when it was read.
 
-A time is settled once it is RACY_NS older than the scan that saw it: file times are coarse (a
-kernel tick), so two changes within one tick share a time, and a time seen too soon after it was set
-is looked at again by the next scan. A writer killed after its publish and before its second mark,
-having stalled over RACY_NS after its first, is seen by the next full scan (at most FULL_SCAN_NS
-apart) or its record's next change.
+A time is settled once it is `Limits.summary_racy_ns` older than the scan that saw it: file times
+are coarse (a kernel tick), so two changes within one tick share a time, and a time seen too soon
+after it was set is looked at again by the next scan. A writer killed after its publish and before
+its second mark, having stalled over `Limits.summary_racy_ns` after its first, is seen by the next
+full scan (at most `Limits.summary_full_scan_ns` apart) or its record's next change.
 
 The summary lives in the process (a conductor's ticks) and in `index/<kind>/<generation>.json` for
 the next process (`oms status`, `oms ticket list`; `store/summary_file.py`): a cache, never an
@@ -34,12 +34,11 @@ from dataclasses import dataclass, field
 
 from oms.errors import NotFoundError, OmsError
 from oms.fsio import Root
+from oms.limits import LIMITS
 from oms.store import summary_file
 from oms.store.records import Record
 from oms.store.summary_file import Cache, Entry
 
-RACY_NS = 2_000_000_000  # a time this close to the scan that saw it is looked at again
-FULL_SCAN_NS = 300_000_000_000  # every id directory is stat'ed at least this often
 PERSIST_AFTER = (
     64  # records read again since the summary file was written: write a new one (or 5 % of the
 )
@@ -77,7 +76,7 @@ _CACHES: dict[tuple[tuple[int, int], str], Cache] = {}
 
 
 def _settled(mtime_ns: int, seen_ns: int) -> bool:
-    return mtime_ns < seen_ns - RACY_NS
+    return mtime_ns < seen_ns - LIMITS.summary_racy_ns
 
 
 def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time.time_ns) -> Latest:
@@ -97,9 +96,13 @@ def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time
             return Latest([], {}, 0)
         cache = _CACHES.get(key)
         if cache is None:
-            loaded = summary_file.load(root, kind, len(root.listdir(top)), now, RACY_NS)
+            loaded = summary_file.load(
+                root, kind, len(root.listdir(top)), now, LIMITS.summary_racy_ns
+            )
             cache = _CACHES[key] = loaded or Cache()
-        fresh = now - cache.seen_ns < FULL_SCAN_NS and _settled(cache.kind_mtime_ns, cache.seen_ns)
+        fresh = now - cache.seen_ns < LIMITS.summary_full_scan_ns and _settled(
+            cache.kind_mtime_ns, cache.seen_ns
+        )
         if st.st_mtime_ns == cache.kind_mtime_ns and fresh and not cache.errors:
             return Latest(_ordered(cache), {}, 0, _grouped(cache))
         count = _scan(root, top, cache, read, now)

@@ -50,7 +50,6 @@ from oms.store.journal import JOURNAL_NAMES, JOURNALS_DIR, SEQ_NAME, entry_diges
 from oms.store.outbox import LOCK_SUFFIX, OUTBOX_DIR, RECEIPT_SUFFIX, parse_receipt
 from oms.store.records import OPS_DIR, Record, parse_record
 from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, StateMeta, parse_meta
-from oms.store.summary import RACY_NS
 
 # made when first used: the model proxy's files (ADR 0020), verification outputs and discard bundles
 # (ADR 0021), the ledger (ADR 0022), the notifications' log (ADR 0036), hosts' heartbeats (ADR 0043)
@@ -483,7 +482,7 @@ class _Verifier:
         )
         kind_mtime = kind_st.st_mtime_ns if kind_st is not None else -1
         found = summary_file.problems(
-            data, kind, key, self.latest.get(kind, {}), mtimes, kind_mtime, RACY_NS
+            data, kind, key, self.latest.get(kind, {}), mtimes, kind_mtime, LIMITS.summary_racy_ns
         )
         for rid, problem in found:
             self.report.error(rel + (f" ({rid})" if rid else ""), problem)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from oms.services.chain.liveness import DEADLINE_MS
+from oms.limits import LIMITS
 from oms.services.delivery.service import Delivery
 from tests.chain import Chain, accepted, use_worker, wait_for
 
-PAST_DEADLINE = DEADLINE_MS / 60_000 + 0.5  # minutes
+PAST_DEADLINE = LIMITS.channels_silent_ms / 60_000 + 0.5  # minutes
 
 
 def _deliver(chain: Chain, mode: str) -> str:

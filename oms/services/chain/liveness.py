@@ -25,6 +25,7 @@ from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, pa
 from oms.domain import own_pane, workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, ConflictError
+from oms.limits import LIMITS
 from oms.schemas.payloads import SessionState, WorkerState
 from oms.services.chain import worker_moves
 from oms.services.workspace import Workspace
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from oms.schemas.payloads import WorkerPayload
 
 CONSUMER = "oms-worker-delivery"
-DEADLINE_MS = 120_000
 
 
 def expected_nonce(dispatch: Record) -> str:
@@ -196,7 +196,7 @@ def silent(ws: Workspace, session: Record, since: str) -> str | None:
     live = channels(ws, session.record_id)
     registered = ws.store.records("session").read_version(session.record_id, 0).observed_at
     start = max(registered, since, key=parse_ts)
-    if parse_ts(ws.now()) < parse_ts(add_ms(start, DEADLINE_MS)):
+    if parse_ts(ws.now()) < parse_ts(add_ms(start, LIMITS.channels_silent_ms)):
         return None
     if not live["hooks"]:
         return "hooks_silent"

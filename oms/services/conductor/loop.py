@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oms.errors import LeaseError, OmsError, one_line
+from oms.limits import LIMITS
 from oms.services.conductor import tick as conductor
 from oms.services.workspace import Workspace
 
@@ -24,7 +25,6 @@ WATCHED = (
     "records/dispatch",
     "records/worker",
 )  # new entries wake the loop
-POLL_S = 0.25
 
 
 @dataclass
@@ -84,4 +84,4 @@ class Loop:
             now = self._marks()
             if seen is not None and now is not None and now != seen:
                 return
-            time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
+            time.sleep(min(LIMITS.conductor_poll_s, max(0.0, deadline - time.monotonic())))

@@ -19,6 +19,7 @@ from oms.canonical import JsonObject, add_ms, next_after, stable_id
 from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.fsio.locks import Lock
+from oms.limits import LIMITS
 from oms.schemas.payloads import TicketState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
@@ -26,9 +27,6 @@ from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
-FORCE_PARK_MS = (
-    24 * 3600 * 1000
-)  # a forced scale-down parks busy workers for a day (`oms worker resume` earlier)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +147,7 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
 
     lines = []
     delivery = Delivery.open(ws)
-    until = add_ms(ws.now(), FORCE_PARK_MS)
+    until = add_ms(ws.now(), LIMITS.force_park_ms)
     for slot in slots:
         for dispatch_id in occupancy.running.get(slot, {}):
             worker = ws.store.records("worker").read_if_exists(dispatch_id)

@@ -88,9 +88,6 @@ if TYPE_CHECKING:
     from oms.adapters.etcd.store import EtcdStore, Keeper
 
 LOCK_CONSUMER = "oms-conductor"
-RESULT_GRACE_MS = (
-    120_000  # a worker still running this long after its result was acted on is stopped
-)
 
 
 PHASES = (
@@ -107,9 +104,6 @@ PHASES = (
     "compact",
     "checkpoint",
 )  # a tick's phases in the order it runs them (the module's docstring says what each does)
-
-COMPACT_PER_TICK = 20  # tickets compacted at most per tick
-COMPACT_EVERY_MS = 3600 * 1000  # a conductor looks for due tickets at most this often
 
 
 @dataclass
@@ -391,14 +385,14 @@ def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
     last = memory.last_compact_ms.get(ws.store.path)
     if last is None:  # a new process (a one-shot tick from cron): when any conductor last looked
         looked = store_compaction.looked_at(ws.store.state.root)
-        last = looked if looked is not None and looked <= now else -COMPACT_EVERY_MS
+        last = looked if looked is not None and looked <= now else -LIMITS.compact_every_ms
         memory.last_compact_ms[ws.store.path] = last
-    if now < last + COMPACT_EVERY_MS:
+    if now < last + LIMITS.compact_every_ms:
         return
     memory.last_compact_ms[ws.store.path] = now
     store_compaction.mark_looked(ws.store.state.root, now)
     try:
-        report = compaction.compact(ws, dry_run=False, limit=COMPACT_PER_TICK)
+        report = compaction.compact(ws, dry_run=False, limit=LIMITS.compact_per_tick)
     except LockHeldError:
         phase.skipped.append("a compaction is under way (`oms store compact`)")
         return
@@ -559,10 +553,10 @@ def _expire(d: Delivery, phase: Phase) -> None:
 
 
 def _close(d: Delivery, phase: Phase) -> None:
-    """Workers of the pool whose result was acted on and which still run after `RESULT_GRACE_MS` (an
-    interactive agent waits at its prompt for good: its slot would never free) are stopped through
-    `oms worker stop`'s path; then dead panes of ended workers, only the pane the worker's own
-    registry names (never one oms cannot prove it started)."""
+    """Workers of the pool whose result was acted on and which still run after
+    `Limits.result_grace_ms` (an interactive agent waits at its prompt for good: its slot would
+    never free) are stopped through `oms worker stop`'s path; then dead panes of ended workers, only
+    the pane the worker's own registry names (never one oms cannot prove it started)."""
     root = d.ws.store.state.root
     now = parse_ts(d.ws.now())
     for ended in own_workers(d.ws):
@@ -575,7 +569,7 @@ def _close(d: Delivery, phase: Phase) -> None:
             dispatch = d.dispatch(ended.record_id)
             acted_on = (
                 dispatch.state == DispatchState.RESOLVED
-                and now - parse_ts(dispatch.observed_at) >= RESULT_GRACE_MS
+                and now - parse_ts(dispatch.observed_at) >= LIMITS.result_grace_ms
             )
             if not conductor_deadlines.pooled(dispatch) or not acted_on:
                 continue

@@ -33,11 +33,10 @@ from oms.domain.cgroups import identity
 from oms.errors import AlreadyExistsError, NotFoundError, OmsError
 from oms.fsio import ProcessIdentity, Root
 from oms.fsio.procinfo import carrying
+from oms.limits import LIMITS
 from oms.process import kill_exact
 from oms.store.documents import encode_document, read_document_optional
 from oms.store.panefiles import PANES_DIR, init_path
-
-LEFT_CGROUP_S = 0.5  # how long `end_sandbox` waits for what is left of a cgroup to end
 
 
 def record_init(root: Root, dispatch_id: str, who: ProcessIdentity) -> None:
@@ -63,7 +62,7 @@ def end_sandbox(root: Root, dispatch_id: str) -> bool:
     forget it, then remove what is left of its cgroup; True if the init had to be killed. A record
     that cannot be read is kept and ends nothing."""
     killed = _end_init(root, dispatch_id)
-    cgroups.remove_left(identity("worker", dispatch_id), LEFT_CGROUP_S)
+    cgroups.remove_left(identity("worker", dispatch_id), LIMITS.left_cgroup_s)
     return killed
 
 

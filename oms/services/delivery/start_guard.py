@@ -17,15 +17,11 @@ from oms.domain.own_pane import PaneProcess
 from oms.errors import OmsError
 from oms.fsio import Root
 from oms.fsio.procinfo import boot_id, start_ticks
+from oms.limits import LIMITS
 from oms.schemas.payloads import WorkerState
 from oms.store import RecordStore, panefiles
 from oms.store.backend import Backend, Files
 from oms.store.payloads import worker_payload
-
-REGISTRATION_WAIT_S = (
-    60.0  # a deliverer killed between the pane and the session: time for a re-delivery
-)
-REGISTRATION_POLL_S = 0.05
 
 
 def pane_process(pid: int) -> PaneProcess:
@@ -73,7 +69,7 @@ def await_registration(
     dispatch_id: str,
     session_id: str,
     received: list[int],
-    wait_s: float = REGISTRATION_WAIT_S,
+    wait_s: float = LIMITS.registration_wait_s,
     *,
     own: tuple[PaneProcess, ...],
     relaunch: bool = False,
@@ -89,7 +85,7 @@ def await_registration(
     re-delivery tells a launched worker from a fresh one by it. A launch registers the session just
     after the pane, so this waits a few milliseconds at most; a deliverer killed in between leaves
     this supervisor waiting until a re-delivery finds the pane live and registers it (or
-    `REGISTRATION_WAIT_S` passes)."""
+    `LIMITS.registration_wait_s` passes)."""
     deadline = time.monotonic() + wait_s
     sessions = RecordStore(root, "session", backend=backend)
     while True:
@@ -115,4 +111,4 @@ def await_registration(
             if session is not None:  # a relaunch whose session was never moved to its pane
                 return own_pane.ANOTHER_PANE
             return f"no launch registered its session within {wait_s:g} s (its deliverer stopped)"
-        time.sleep(REGISTRATION_POLL_S)
+        time.sleep(LIMITS.registration_poll_s)

@@ -344,7 +344,7 @@ class Session:
     def line(self, data: bytes) -> list[bytes]:
         """The encoded replies to one received line. The connection's first `tools/list` is noted
         as its answer is queued: the broker writes it in this turn of its loop, long before the
-        deliverer, which polls, could type and (`ENTER_PAUSE_S` later) press Enter."""
+        deliverer, which polls, could type and (`Limits.enter_pause_s` later) press Enter."""
         listed = self.mcp.listed
         try:
             replies = mcp.handle_line(self.mcp, data)

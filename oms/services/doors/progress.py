@@ -41,14 +41,15 @@ def park_no_result(ws: Workspace, dispatch_id: str, why: str, notes: list[str]) 
     """Park the worker as `oms worker park` does (an agent mid-turn is interrupted: a Codex goal
     pauses), with the reason NO_RESULT; the agent's Stop is let through."""
     from oms.canonical import add_ms
-    from oms.domain.gate import NO_RESULT, NO_RESULT_PARK_MS
+    from oms.domain.gate import NO_RESULT
     from oms.errors import OmsError
+    from oms.limits import LIMITS
 
     # tmux and the plan: only when a worker is parked
     from oms.services.delivery.service import Delivery
 
     try:
-        Delivery.open(ws).park(dispatch_id, NO_RESULT, add_ms(ws.now(), NO_RESULT_PARK_MS))
+        Delivery.open(ws).park(dispatch_id, NO_RESULT, add_ms(ws.now(), LIMITS.no_result_park_ms))
         notes.append(f"{why}: the worker is parked ({NO_RESULT})")
     except OmsError as exc:
         notes.append(f"{why}: the worker could not be parked: {exc.message}")

@@ -44,7 +44,6 @@ LOG = "notify/notify.log"
 DESKTOP = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
 _STARTED: list[int] = []  # children this process started, reaped when they end
 _LOOKED: dict[str, set[tuple[str, str, int]]] = {}  # state root -> versions looked at (`phase`)
-LOOKED_MAX = 200_000  # more, and the set starts again (receipts still say what was claimed)
 
 
 def settings() -> rules.NotifyConfig | None:
@@ -198,7 +197,7 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
         return  # a child of an earlier look runs its commands still: this look's wait for it
     at = ws.now()
     looked = _LOOKED.setdefault(ws.store.path, set())
-    if len(looked) > LOOKED_MAX:
+    if len(looked) > LIMITS.notify_looked_versions:
         looked.clear()
     titles: dict[str, str] = {}
     found: list[rules.Notice] = []

@@ -5,11 +5,11 @@ memory-file descriptor (never argv or environment): HMAC(state key, fresh nonce)
 stored nowhere and only the nonce is recorded. The child binds 127.0.0.1, writes its port to a pipe
 and serves. The parent trusts it only once it answers a fresh random challenge with HMAC(key,
 challenge) within `Limits.proxy_start_s` — a process that merely listens on the port is not the
-proxy —
-and then records `proxy/proxy.json` (pid, start ticks, boot id, port, nonce). `status` checks the
-process and the handshake again. `stop` signals only the process whose pid, start time and boot all
-match the record (a pidfd: `kill_exact`), SIGTERM then SIGKILL after `STOP_GRACE_S`; a record whose
-process is gone is removed with a note, and nothing else is signalled.
+proxy — and then records `proxy/proxy.json` (pid, start ticks, boot id, port, nonce). `status`
+checks the process and the handshake again. `stop` signals only the process whose pid, start time
+and boot all match the record (a pidfd: `kill_exact`), SIGTERM then SIGKILL after
+`Limits.proxy_stop_grace_s`; a record whose process is gone is removed with a note, and nothing else
+is signalled.
 
 On demand (ADR 0026): every model worker goes through the proxy, so a launch that needs it issues
 its token first and then `ensure`s a proxy runs (started from the launcher's environment if none
@@ -68,7 +68,6 @@ from oms.store.stateroot import KEY
 RECORD = "proxy/proxy.json"
 LOG = "proxy/proxy.log"
 START_LOCK = "proxy/start.lock"  # one `oms proxy start` at a time
-STOP_GRACE_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +187,7 @@ def ensure(ws: Workspace) -> Status:
     named, never replaced (`oms proxy stop` first)."""
     root = ws.store.state.root
     root.mkdirs("proxy")
-    with locks.acquire_waiting(root, START_LOCK, LIMITS.proxy_start_s + STOP_GRACE_S):
+    with locks.acquire_waiting(root, START_LOCK, LIMITS.proxy_start_s + LIMITS.proxy_stop_grace_s):
         found = status(ws)
         if found.state == ProxyState.RUNNING:
             return found
@@ -307,7 +306,7 @@ def _port(fd: int, deadline: float) -> int | None:
 def _end(who: ProcessIdentity) -> None:
     """SIGTERM that exact process, SIGKILL it after the grace, reap it if it is our child."""
     if kill_exact(who, signal.SIGTERM):
-        deadline = time.monotonic() + STOP_GRACE_S
+        deadline = time.monotonic() + LIMITS.proxy_stop_grace_s
         while is_alive(who) and time.monotonic() < deadline:
             time.sleep(0.02)
         kill_exact(who)

@@ -10,9 +10,9 @@ connection to it.
 A door is one dispatch's: only that dispatch's token counts on it, and it has its own
 `DOOR_CONNECTIONS` slots, so an agent that fills its door (connections it dribbles, churns or holds
 open) takes nothing from any other worker. `Doors` opens a door for each dispatch that holds a token
-and closes it (its socket removed) once the token is gone, every `KEEP_EVERY_S` and before each
-handshake is answered (a launch issues its token, then checks the proxy's handshake: its door is
-open by then, ADR 0026); a launch waits for its door (`wait_for_door`).
+and closes it (its socket removed) once the token is gone, every `Limits.proxy_doors_every_s` and
+before each handshake is answered (a launch issues its token, then checks the proxy's handshake: its
+door is open by then, ADR 0026); a launch waits for its door (`wait_for_door`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,6 @@ from oms.services.proxy.server import Handler, ProxyServer
 
 DOORS = "doors"  # in the sandbox directory (`store/sandboxes.py`)
 DOOR_CONNECTIONS = 16  # open connections at once on one dispatch's door
-KEEP_EVERY_S = 0.1
-DOOR_WAIT_S = 10.0
 
 
 def door_dir(dispatch_id: str) -> str:
@@ -118,7 +116,7 @@ class Doors:
         for dispatch_id in set(self.failing) - live:
             del self.failing[dispatch_id]
         for dispatch_id in sorted(live - set(self.open)):
-            why, at, wait = self.failing.get(dispatch_id, ("", now, KEEP_EVERY_S / 2))
+            why, at, wait = self.failing.get(dispatch_id, ("", now, LIMITS.proxy_doors_every_s / 2))
             if at > now:
                 continue  # it failed: tried again after a wait that doubles (issue 24's soak)
             try:
@@ -156,7 +154,7 @@ class Doors:
     def run(self) -> None:
         """Keep the doors until `stop`."""
         self.root.mkdirs(DOORS)
-        while not self._stop.wait(KEEP_EVERY_S):
+        while not self._stop.wait(LIMITS.proxy_doors_every_s):
             try:
                 self.keep()
             except OmsError as exc:
@@ -170,7 +168,7 @@ class Doors:
                 self._close(dispatch_id)
 
 
-def wait_for_door(root: Root, dispatch_id: str, timeout_s: float = DOOR_WAIT_S) -> str:
+def wait_for_door(root: Root, dispatch_id: str, timeout_s: float = LIMITS.proxy_door_wait_s) -> str:
     """The door directory of `dispatch_id` once the proxy opened its socket (relative to the sandbox
     directory `root`); ProxyError after `timeout_s`."""
     deadline = time.monotonic() + timeout_s

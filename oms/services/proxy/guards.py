@@ -28,8 +28,6 @@ from collections.abc import Callable
 
 from oms.limits import LIMITS
 
-WATCH_EVERY_S = 0.25
-
 
 class Deadlines:
     """Connections with a deadline, and the watchdog thread that shuts down those past it."""
@@ -110,7 +108,7 @@ class Deadlines:
         self._stop.set()
 
     def _watch(self) -> None:
-        while not self._stop.wait(WATCH_EVERY_S):
+        while not self._stop.wait(LIMITS.proxy_deadlines_every_s):
             self.expire()
 
 

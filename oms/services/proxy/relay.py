@@ -4,9 +4,9 @@
 The request body was read whole (it is bounded); the answer never is: each piece the upstream sends
 passes the usage reader (`domain/proxy_usage.py`), then is written to the worker as one HTTP chunk
 and flushed. A worker that hangs up does not end the reading: the answer is read to its end
-(`DRAIN_S`, `Limits.proxy_drain_bytes` at most) so its usage is counted; an answer whose last
-usage never came is charged the output its request asked for (`Answer.final`). Only an error
-answer's first `Limits.proxy_error_body_bytes` bytes are held, to see whether it calls for a
+(`Limits.proxy_drain_s`, `Limits.proxy_drain_bytes` at most) so its usage is counted; an answer
+whose last usage never came is charged the output its request asked for (`Answer.final`). Only an
+error answer's first `Limits.proxy_error_body_bytes` bytes are held, to see whether it calls for a
 cooldown before the worker sees it. A new upstream connection serves each request.
 """
 
@@ -26,8 +26,6 @@ from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_usage as counting
 from oms.limits import LIMITS
 
-# a worker hung up: its answer is still read to its end (its usage counted), this long at most
-DRAIN_S = 120.0
 READ_SIZE = 65536
 _NO_BODY = (204, 304)
 
@@ -189,7 +187,7 @@ def _stream(
             else:
                 drained += len(piece)
             if gone_at is not None:
-                left = DRAIN_S - (time.monotonic() - gone_at)
+                left = LIMITS.proxy_drain_s - (time.monotonic() - gone_at)
                 if left <= 0 or drained > LIMITS.proxy_drain_bytes:
                     break
                 if conn.sock is not None:

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from oms.schemas.payloads import WorkerPayload
 
 CHECK_S = LIMITS.attempt_check_s  # asked at least this often (and after every request served)
-AFTER_REQUEST_S = 0.05  # ... this long after a request was served (its answer is written first)
 ACTOR = "oms-supervisor"
 
 
@@ -68,14 +67,14 @@ class Watch:
         return max(0.0, self._next - self.clock())
 
     def over(self, served: int) -> str | None:
-        """The rule's line once the attempt is over (asked only when due: `AFTER_REQUEST_S` after
-        `served` changed — the broker writes the request's answer first: a hook waits for nothing
-        more —, or `CHECK_S` after it last asked); None while it may act or is fenced, or when the
-        records cannot be read (logged once)."""
+        """The rule's line once the attempt is over (asked only when due:
+        `Limits.attempt_after_request_s` after `served` changed — the broker writes the request's
+        answer first: a hook waits for nothing more —, or `CHECK_S` after it last asked); None while
+        it may act or is fenced, or when the records cannot be read (logged once)."""
         now = self.clock()
         if served != self._served:
             self._served = served
-            self._next = min(self._next, now + AFTER_REQUEST_S)
+            self._next = min(self._next, now + LIMITS.attempt_after_request_s)
         if now < self._next:
             return None
         self._next = now + CHECK_S

@@ -76,7 +76,6 @@ if TYPE_CHECKING:
 # delays every delivery (docs/performance.md, issue 23 item 5;
 # tests/integration/test_supervise.py pins it).
 
-GRACE_S = 2.0
 WATCHED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 TERMINAL_KEYS = ("TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 Ended = tuple[int | None, int | None, str | None]  # (status, signal, detail)
@@ -367,7 +366,7 @@ class _Run:
                     self.end_sandbox()
                 else:
                     child.signal_group(step)
-                next_step = time.monotonic() + GRACE_S
+                next_step = time.monotonic() + LIMITS.supervisor_grace_s
             due = guard.due() if self.reached is None else None
             if due is not None and time.monotonic() >= due:
                 self._check(child, guard)

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from oms.adapters.activation import ENTER_PAUSE_S, ActivationError, Tui
+from oms.adapters.activation import ActivationError, Tui
 from oms.adapters.panes import Pane
 from oms.adapters.providers.base import CONTINUE, LaunchPlan
+from oms.limits import LIMITS
 
 PLAN = LaunchPlan(
     native_action="claude",
@@ -103,7 +104,7 @@ def test_types_once_ready_then_confirms_by_the_hook() -> None:
     assert screen.typed == [("-l", "do the ticket"), ("Enter",)]
     assert witness.typing_calls == 1
     assert (
-        clock.slept[clock.slept.index(ENTER_PAUSE_S) - 1] != ENTER_PAUSE_S
+        clock.slept[clock.slept.index(LIMITS.enter_pause_s) - 1] != LIMITS.enter_pause_s
     )  # waited for ready, then paused
     assert clock.now < 10  # no real time passed: only the fake clock moved
 
@@ -170,7 +171,7 @@ def test_not_taken_fails_after_two_enters() -> None:
     with pytest.raises(ActivationError, match="did not take the instruction"):
         tui.activate(PLAN, "dsp-1", Witness())
     assert screen.typed == [("-l", "do the ticket"), ("Enter",), ("Enter",)]
-    assert clock.now == pytest.approx(2 * (ENTER_PAUSE_S + 5.0), abs=0.2)
+    assert clock.now == pytest.approx(2 * (LIMITS.enter_pause_s + 5.0), abs=0.2)
 
 
 def test_a_dead_pane_fails_at_once() -> None:
@@ -198,7 +199,7 @@ def test_nudge_types_continue_then_enter() -> None:
     tui, screen, clock = _tui(lambda _typed, _now: "READY")
     tui.nudge(PLAN, "dsp-1")
     assert screen.typed == [("-l", CONTINUE), ("Enter",)]
-    assert clock.slept == [ENTER_PAUSE_S]
+    assert clock.slept == [LIMITS.enter_pause_s]
 
 
 GOAL = LaunchPlan(

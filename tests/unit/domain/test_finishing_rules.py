@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from oms.canonical import JsonObject
 from oms.domain import finishing
+from oms.limits import LIMITS
 from tests.strategies import profile_values
 
 C1, C2, BASE, OTHER = "1" * 40, "2" * 40, "3" * 40, "4" * 40
@@ -101,4 +102,4 @@ def test_a_merge_message_is_one_subject_line_and_its_one_trailer(title: str) -> 
     assert subject.startswith("Merge dsp-1 (tkt-1: ")
     assert subject.endswith(")")
     assert all(" " <= c <= "~" for c in subject)
-    assert len(subject) <= len("Merge dsp-1 (tkt-1: )") + finishing.MERGE_TITLE_CHARS
+    assert len(subject) <= len("Merge dsp-1 (tkt-1: )") + LIMITS.merge_title_chars

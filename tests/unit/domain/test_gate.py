@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.canonical import access, add_ms, parse_ts
-from oms.domain.gate import BEAT_MS, Hook, after, worth_writing
+from oms.domain.gate import Hook, after, worth_writing
 from oms.limits import LIMITS
 
 T0 = "2026-11-30T00:00:00.000Z"
@@ -192,7 +192,7 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
                 and access.integer(done.payload, "stop_blocks") > 0
             )
         )
-        due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], BEAT_MS))
+        due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], LIMITS.hook_beat_ms))
         write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
         assert write == (first or changed or due)
         if write:
@@ -201,7 +201,7 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
         else:
             base = done.payload
     elapsed = parse_ts(now) - parse_ts(T0)
-    assert writes <= 1 + changes + elapsed // BEAT_MS
+    assert writes <= 1 + changes + elapsed // LIMITS.hook_beat_ms
 
 
 def test_a_stop_can_end_the_turns_the_broker_answered_unrecorded() -> None:

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.canonical import JsonObject, add_ms
-from oms.domain.gate import BEAT_MS
 from oms.domain.workers import Agent, agent
+from oms.limits import LIMITS
 from tests.helpers import T0
 
 
@@ -35,7 +35,7 @@ def test_what_the_agent_does(
         assert shown is Agent.NOT_STARTED
     elif "parked" in (health, session_state):
         assert shown is Agent.PARKED
-    elif stopped and heard_ms <= BEAT_MS:
+    elif stopped and heard_ms <= LIMITS.hook_beat_ms:
         assert shown is Agent.STOPPED  # its Stop was let through and nothing was heard of it since
     else:  # (a goal's next turn: heard from more than a beat after it stopped)
         assert shown is (Agent.STARTING if activity == "idle" else Agent.WORKING)
