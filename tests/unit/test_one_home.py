@@ -151,9 +151,10 @@ def test_the_conductor_keeps_no_module_state() -> None:
 
 # a name that says it bounds something: a size, a count, a time, a number of tries, a rate
 BOUND_NAME = re.compile(
-    r"^_?MAX_|_MAX$|(^|_)(EVERY|GRACE|PER|BACKOFF|QUARANTINE|COMPACT)(_|$)"
+    r"^_?MAX_|_MAX$|(^|_)(EVERY|GRACE|PER|BACKOFF|QUARANTINE|COMPACT|RECENT|CHUNK|PIDS)(_|$)"
     r"|(_CAP|_BYTES|_TIMEOUT(_[A-Z]+)?|_S|_MS|_NS|_SECONDS|_MINUTES|_DAYS|_LIMIT|_ROUNDS|_TRIES"
-    r"|_RETRIES|_CHARS|_SHOWN)$"
+    r"|_RETRIES|_CHARS|_SHOWN|_CELLS|_CONNECTIONS|_ENTRIES|_DEPTH|_KEEP|_SIZE|_AFTER|_AT|_SHARE"
+    r"|_ALLOWANCE|_WEIGHT)$"
 )
 # module-level numbers named like bounds that stay where they are, and why
 BOUNDS_ELSEWHERE = {
@@ -191,8 +192,9 @@ BOUNDS_ELSEWHERE = {
 def numeric_bounds(rel: str, tree: ast.Module) -> list[tuple[str, int | float]]:
     """Module-level names that say a bound (`MAX_*`, `*_CAP`, `*_BYTES`, `*_TIMEOUT*`, `*_S`,
     `*_MS`, `*_ROUNDS`, `*_EVERY_*`, `*_PER_*`, ...: `BOUND_NAME`) bound to a number (an
-    expression of literals: `64 * 1024`)."""
+    expression of literals and of the module's numbers before it: `64 * 1024`, `4 * GIB`)."""
     out = []
+    numbers: dict[str, int | float] = {}  # the module's numbers so far, whatever their names
     for node in tree.body:
         target, value = (
             (node.targets[0], node.value)
@@ -201,14 +203,20 @@ def numeric_bounds(rel: str, tree: ast.Module) -> list[tuple[str, int | float]]:
             if isinstance(node, ast.AnnAssign)
             else (None, None)
         )
-        if not isinstance(target, ast.Name) or value is None or not BOUND_NAME.search(target.id):
+        if not isinstance(target, ast.Name) or value is None:
             continue
-        literal = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
-        if not all(isinstance(n, literal) for n in ast.walk(value)):
+        literal = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)
+        if not all(
+            isinstance(n, literal) or (isinstance(n, ast.Name) and n.id in numbers)
+            for n in ast.walk(value)
+        ):
             continue
-        number = eval(compile(ast.Expression(value), rel, "eval"), {})  # noqa: S307 - literals only
+        code = compile(ast.Expression(value), rel, "eval")
+        number = eval(code, {"__builtins__": {}}, dict(numbers))  # noqa: S307 - numbers only
         if isinstance(number, int | float) and not isinstance(number, bool):
-            out.append((target.id, number))
+            numbers[target.id] = number
+            if BOUND_NAME.search(target.id):
+                out.append((target.id, number))
     return out
 
 
@@ -267,9 +275,28 @@ def test_the_bound_scan_sees_every_kind_of_name() -> None:
         "TITLE_CHARS",
         "NEAR_SHOWN",
         "LOOKED_MAX",
+        "TITLE_CELLS",
+        "DOOR_CONNECTIONS",
+        "TMP_ENTRIES",
+        "RUNTIME_DEPTH",
+        "LOG_KEEP",
+        "READ_SIZE",
+        "PERSIST_AFTER",
+        "LOOKED_AT",
+        "PERSIST_SHARE",
+        "ENTRY_ALLOWANCE",
+        "CPU_WEIGHT",
+        "RECENT",
+        "CHUNK",
+        "PIDS",
     ]
     tree = ast.parse("".join(f"{name} = 1\n" for name in [*names, "RUNS", "STATUS", "X_SS"]))
     assert [name for name, _ in numeric_bounds("oms/x.py", tree)] == names
+
+
+def test_the_bound_scan_sees_through_a_unit() -> None:
+    tree = ast.parse("GIB = 1 << 30\nA_BYTES = 4 * GIB\nB_BYTES = 2 * f(GIB)\nC_S = -GIB\n")
+    assert numeric_bounds("oms/x.py", tree) == [("A_BYTES", 4 << 30), ("C_S", -(1 << 30))]
 
 
 def test_an_observed_pane_becomes_an_end_in_one_place() -> None:
