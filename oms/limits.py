@@ -309,5 +309,31 @@ class Limits(NamedTuple):
     summary_racy_ns: int = 2_000_000_000
     summary_full_scan_ns: int = 300_000_000_000  # every id directory is stat'ed at least this often
 
+    # `oms conductor run`'s screen: a title's column, in terminal cells
+    dashboard_title_cells: int = 28
+    dashboard_recent: int = 5  # ... the recent ends (and skipped tickets) it lists
+    # an MCP session remembers its last methods this many (each cut to 100 chars)
+    bridge_log_methods: int = 64
+    quota_skip_at: int = 95  # a provider this many percent into its quota is skipped (default)
+    sandbox_pids: int = 2048  # a sandbox's pids limit (default; `[limits] pids`, ADR 0025)
+    sandbox_memory_bytes: int = 4 * 1024 * 1024 * 1024  # ... its memory limit (never swap)
+    sandbox_cpu_weight: int = 50  # ... its CPU weight (half a default share)
+    sandbox_disk_bytes: int = 10 * 1024 * 1024 * 1024  # ... its worktree and home together
+    sandbox_file_bytes: int = 4 * 1024 * 1024 * 1024  # ... any one file it writes (RLIMIT_FSIZE)
+    # `oms worker netrelay` reads at most this much at a time (its copy: `netrelay.CHUNK`)
+    netrelay_chunk_bytes: int = 64 * 1024
+    proxy_door_connections: int = 16  # open connections at once on one dispatch's door
+    proxy_read_bytes: int = 64 * 1024  # the proxy reads a model's answer this much at a time
+    # state roots `left_behind` reads at most (only as a refusal is said)
+    left_behind_roots: int = 64
+    # records read again since the summary file was written: write a new one
+    summary_persist_after: int = 64
+    # ... or 1/this of the records, if more (20 entries written a read at most)
+    summary_persist_share: int = 20
+    # summary bytes allowed per record directory (an envelope: 0.6-3 KiB)
+    summary_entry_bytes: int = 4096
+    verify_runtime_depth: int = 3  # `oms store verify` checks the runtime areas' form this deep
+    verify_tmp_entries: int = 200_000  # ... and this many entries of the homes' tmp directories
+
 
 LIMITS = Limits()

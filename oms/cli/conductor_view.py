@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from oms.services.conductor.tick import Tick
     from oms.services.workspace import Workspace
 
-RECENT = 5
-TITLE_CELLS = 28  # a title's column, in terminal cells
-
 
 def cells(text: str) -> int:
     """How many terminal cells `text` takes (a wide character two, a combining mark none)."""
@@ -84,8 +81,8 @@ def render(ws: Workspace, report: Tick) -> str:
         f"{len(running)}/{ws.config().max_workers}  queue {len(queue)}  tick "
         f"{sum(p.ms for p in report.phases):.0f} ms",
         "",
-        f"{cell('TICKET', width)} {cell('TITLE', TITLE_CELLS)} {'HEALTH':<9} {'ACTIVITY':<9} "
-        f"{'AGENT':<11} {'AGE':>7} {'BEAT':>7}  {'CLASS':<8} WORKER",
+        f"{cell('TICKET', width)} {cell('TITLE', LIMITS.dashboard_title_cells)} "
+        f"{'HEALTH':<9} {'ACTIVITY':<9} {'AGENT':<11} {'AGE':>7} {'BEAT':>7}  {'CLASS':<8} WORKER",
     ]
     for w in running:
         session = sessions.get(w.record_id)
@@ -95,7 +92,7 @@ def render(ws: Workspace, report: Tick) -> str:
         shown = report.classes.get(w.record_id, "-")
         ticket = str(worker_payload(w).get("ticket_id"))
         lines.append(
-            f"{cell(ticket, width)} {cell(titles.get(ticket, ''), TITLE_CELLS)} "
+            f"{cell(ticket, width)} {cell(titles.get(ticket, ''), LIMITS.dashboard_title_cells)} "
             f"{worker_payload(w)['health']!s:<9} {w.state:<9} {agent:<11} "
             f"{_age(started, now_ms):>7} {_age(beat, now_ms):>7}  {shown:<8} {w.record_id}"
         )
@@ -103,21 +100,22 @@ def render(ws: Workspace, report: Tick) -> str:
         lines.append("(no running workers)")
     lines += ["", f"QUEUE ({len(queue)})" if queue else "QUEUE (empty)"]
     lines += [
-        f"  {cell(t.record_id, width)} {cell(titles[t.record_id], TITLE_CELLS)}".rstrip()
+        f"  {cell(t.record_id, width)} "
+        f"{cell(titles[t.record_id], LIMITS.dashboard_title_cells)}".rstrip()
         for t in queue[: LIMITS.dashboard_queue_shown]
     ]
     if len(queue) > LIMITS.dashboard_queue_shown:
         lines.append(f"  … and {len(queue) - LIMITS.dashboard_queue_shown} more")
     lines += ["", "RECENT ENDS"]
-    for w in ended[-RECENT:]:
+    for w in ended[-LIMITS.dashboard_recent :]:
         wp = worker_payload(w)
         ticket = wp["ticket_id"]
         lines.append(
-            f"  {cell(ticket, width)} {cell(titles.get(ticket, ''), TITLE_CELLS)} "
+            f"  {cell(ticket, width)} {cell(titles.get(ticket, ''), LIMITS.dashboard_title_cells)} "
             f"{wp['end_reason']}: {cell(str(wp['end_detail']), 60).rstrip()}"
             f"  ({w.record_id})"
         )
     skipped = [f"  {p.name}: {line}" for p in report.phases for line in p.skipped]
     if skipped:
-        lines += ["", "SKIPPED THIS TICK", *skipped[:RECENT]]
+        lines += ["", "SKIPPED THIS TICK", *skipped[: LIMITS.dashboard_recent]]
     return "\n".join(lines) + "\n"

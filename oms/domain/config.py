@@ -16,7 +16,6 @@ from oms.canonical.ids import ROLE_ID, folder_label
 from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import (
     DEFAULT_COST_TIER,
-    QUOTA_SKIP_AT,
     Provider,
     RouteClass,
     Routing,
@@ -259,7 +258,7 @@ def _routing(doc: dict[str, Any], where: str) -> Routing:
             frozenset(spec.get("tags", [])),
             dict(spec.get("models", {})),
             tuple(probe) if probe is not None else None,
-            spec.get("quota_skip_at", QUOTA_SKIP_AT),
+            spec.get("quota_skip_at", LIMITS.quota_skip_at),
             spec.get("key_env"),
             spec.get("auth", "key"),
             spec.get("quota_probe_network", "none"),

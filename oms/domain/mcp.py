@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 from oms.canonical.strict_json import loads_message
 from oms.errors import CanonicalJsonError
+from oms.limits import LIMITS
 
-LOG_KEEP = 64
 SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = SUPPORTED[0]
 STRUCTURED_SINCE = "2025-06-18"
@@ -92,10 +92,9 @@ class Session:
         self.call = call
         self.version: str | None = None
         self.listed = False
-        self.log: list[
-            str
-        ] = []  # the last LOG_KEEP methods, each cut to 100 characters (bounded: it lives on
-        # as long as the connection, in the broker outside the sandbox)
+        # the last `Limits.bridge_log_methods` methods, each cut to 100 characters (bounded: it
+        # lives on as long as the connection, in the broker outside the sandbox)
+        self.log: list[str] = []
 
 
 def _error(msg_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
@@ -169,7 +168,7 @@ def handle_message(session: Session, message: Any) -> list[dict[str, Any]]:
     if not isinstance(params, dict):
         return [_error(msg_id, INVALID_PARAMS, "params must be an object")]
     session.log.append(method[:100])
-    del session.log[:-LOG_KEEP]
+    del session.log[: -LIMITS.bridge_log_methods]
     if method == "initialize":
         requested = params.get("protocolVersion")
         session.version = requested if requested in SUPPORTED else LATEST

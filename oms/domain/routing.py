@@ -41,7 +41,6 @@ from oms.provider_names import FAMILIES as WORKER_FAMILIES
 
 FAMILIES = {**WORKER_FAMILIES, "claude_print": "anthropic", "codex_exec": "openai"}  # and advisors
 DEFAULT_COST_TIER = 3
-QUOTA_SKIP_AT = 95
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +55,7 @@ class Provider:
     tags: frozenset[str] = frozenset()
     models: Mapping[str, str] = field(default_factory=dict)  # alias -> model
     quota_probe: tuple[str, ...] | None = None
-    quota_skip_at: int = QUOTA_SKIP_AT
+    quota_skip_at: int = LIMITS.quota_skip_at
     key_env: str | None = (
         None  # the proxy's environment variable holding its key (None: the family's default)
     )

@@ -26,13 +26,9 @@ from dataclasses import dataclass, fields, replace
 
 from oms.canonical import JsonObject
 from oms.errors import ConfigError
+from oms.limits import LIMITS
 
 GIB = 1024 * 1024 * 1024
-PIDS = 2048
-MEMORY_BYTES = 4 * GIB
-CPU_WEIGHT = 50
-DISK_BYTES = 10 * GIB
-FILE_BYTES = 4 * GIB
 FILE_IN_DISK = "a file is part of the disk"
 REQUIRED = "required"
 UNSAFE_NONE = "unsafe-none"
@@ -43,11 +39,11 @@ NO_BOUND = "no pids, memory or CPU bound"
 class SandboxLimits:
     """The bounds of one sandbox (the keys of `[limits]`)."""
 
-    pids: int = PIDS
-    memory_bytes: int = MEMORY_BYTES
-    cpu_weight: int = CPU_WEIGHT
-    disk_bytes: int = DISK_BYTES
-    file_bytes: int = FILE_BYTES
+    pids: int = LIMITS.sandbox_pids
+    memory_bytes: int = LIMITS.sandbox_memory_bytes
+    cpu_weight: int = LIMITS.sandbox_cpu_weight
+    disk_bytes: int = LIMITS.sandbox_disk_bytes
+    file_bytes: int = LIMITS.sandbox_file_bytes
     cgroup: str = REQUIRED
 
     @property

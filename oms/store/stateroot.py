@@ -77,16 +77,13 @@ def default_state_root(
     return os.path.join(base, folder_label(repository, tagged=True))
 
 
-LOOKED_AT = 64  # state roots `left_behind` reads at most (it runs only as a refusal is said)
-
-
 def left_behind(base: str) -> list[tuple[str, str]]:
     """The state roots in `base` (where the default ones are made) that serve a repository no
     longer at its path — moved, renamed or removed (ADR 0032): (state root, the path it serves)."""
     from oms.store import repository  # (it needs nothing of this module)
 
     try:
-        names = sorted(os.listdir(base))[:LOOKED_AT]
+        names = sorted(os.listdir(base))[: LIMITS.left_behind_roots]
     except OSError:
         return []
     found = []

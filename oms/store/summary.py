@@ -39,13 +39,6 @@ from oms.store import summary_file
 from oms.store.records import Record
 from oms.store.summary_file import Cache, Entry
 
-PERSIST_AFTER = (
-    64  # records read again since the summary file was written: write a new one (or 5 % of the
-)
-PERSIST_SHARE = (
-    20  # records, whichever is more: writing n entries every n/20 reads is 20 a read at most)
-)
-
 Reader = Callable[[str], Record | None]
 
 
@@ -109,7 +102,7 @@ def refresh(root: Root, kind: str, read: Reader, clock: Callable[[], int] = time
         cache.kind_mtime_ns, cache.seen_ns = st.st_mtime_ns, now
         cache.unsaved += count
         if cache.unsaved >= max(
-            PERSIST_AFTER, len(cache.entries) // PERSIST_SHARE
+            LIMITS.summary_persist_after, len(cache.entries) // LIMITS.summary_persist_share
         ) and summary_file.save(root, kind, cache):
             cache.unsaved = 0
         return Latest(_ordered(cache), dict(cache.errors), count, _grouped(cache))

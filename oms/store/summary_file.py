@@ -4,9 +4,9 @@ from.
 A summary file is authenticated: its first line carries an HMAC-SHA256 of the body under a key
 derived from the state root's signing key, so only an oms process of this state root writes a file
 another one trusts — an edited, forged or foreign file is ignored (everything is read again) and
-`oms store verify` reports it. A file is read only up to `ENTRY_ALLOWANCE` bytes per record
-directory, and only its ASCII generation names count (`generation_of`), the same for the reader and
-for `store verify`.
+`oms store verify` reports it. A file is read only up to `Limits.summary_entry_bytes` bytes per
+record directory, and only its ASCII generation names count (`generation_of`), the same for the
+reader and for `store verify`.
 
 The body (`oms-summary-v2`, ADR 0043 as amended by `etcdspeed`) is columnar: one JSON array per
 field of the entries (ids, times, the envelopes' fields), and each payload as the index of its key
@@ -44,9 +44,6 @@ INDEX_DIR = "index"
 FORMAT = "oms-summary-v2"
 FORMAT_V1 = "oms-summary-v1"  # read, never written
 HEADER = b"oms-summary-v1 "
-ENTRY_ALLOWANCE = (
-    4096  # summary bytes allowed per record directory (an envelope is about 0.6-3 KiB)
-)
 GENERATION_NAME = re.compile(r"([1-9][0-9]{0,17})\.json")
 _MAC_KEYS: dict[tuple[int, int], bytes] = {}
 
@@ -167,7 +164,7 @@ def load(
     key = mac_key(root)
     if not present or key is None:
         return None
-    cap = min(LIMITS.summary_bytes, (ids + 16) * ENTRY_ALLOWANCE)
+    cap = min(LIMITS.summary_bytes, (ids + 16) * LIMITS.summary_entry_bytes)
     try:
         cache = decode(
             unseal(key, name, root.read_bytes(summary_path(name, present[-1]), cap)), kind

@@ -55,7 +55,6 @@ from oms.store.stateroot import KEY, LAYOUT, META, RECORD_KINDS, TMUX_CONF, Stat
 # (ADR 0021), the ledger (ADR 0022), the notifications' log (ADR 0036), hosts' heartbeats (ADR 0043)
 OPTIONAL_AREAS = ("proxy", "verify", "archive", "ledger", "notify", compaction.DIR, hosts.DIR)
 RUNTIME_AREAS = ("proxy", "verify", "archive", "notify")  # checked for form only (`check_runtime`)
-RUNTIME_DEPTH = 3
 _TOP = {META, *LAYOUT, "tmux.conf", "tmux.sock", summary_file.INDEX_DIR, *OPTIONAL_AREAS}
 _TOP.add(sandboxes.RECORD)  # where the sandbox directory is (ADR 0026)
 _TOP.add(repository.RECORD)  # the repository the state root serves (ADR 0032)
@@ -212,7 +211,7 @@ class _Verifier:
                 fn()
         for area in RUNTIME_AREAS:
             if area in top and self.expect_dir(area, top[area]):
-                _guard(self.report, area, self.check_runtime, area, RUNTIME_DEPTH)
+                _guard(self.report, area, self.check_runtime, area, LIMITS.verify_runtime_depth)
         if "ledger" in top and self.expect_dir("ledger", top["ledger"]):
             _guard(self.report, "ledger", self.check_ledger_area)
         if "tmp" in top and self.expect_dir("tmp", top["tmp"]):
@@ -626,7 +625,7 @@ class _Verifier:
             self.check_home(path)
 
     def check_home(self, home: str) -> None:
-        budget = TMP_ENTRIES
+        budget = LIMITS.verify_tmp_entries
         stack = [home]
         while stack:
             rel = stack.pop()
@@ -639,7 +638,8 @@ class _Verifier:
                 budget -= 1
                 if budget < 0:
                     self.report.note(
-                        home, f"more than {TMP_ENTRIES} entries: the rest not verified"
+                        home,
+                        f"more than {LIMITS.verify_tmp_entries} entries: the rest not verified",
                     )
                     return
                 path = f"{rel}/{name}"
@@ -831,7 +831,6 @@ class _SandboxVerifier(_Verifier):
 
 HOME_KINDS = NAMES  # a worker's private home is named for its provider
 TMP_KINDS = (*HOME_KINDS, "advisor")
-TMP_ENTRIES = 200_000
 HOME_FILES = (
     "hooks.json",
     "config.toml",

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from oms.canonical import JsonObject, stable_id
 from oms.cli.conductor_cmds import Doing
-from oms.cli.conductor_view import TITLE_CELLS, cell, cells, render
+from oms.cli.conductor_view import cell, cells, render
 from oms.domain import workers as worker_machine
+from oms.limits import LIMITS
 from oms.services.chain import tickets
 from oms.services.conductor import doing
 from oms.services.conductor.tick import Tick
@@ -89,9 +90,9 @@ def test_a_cell_is_exactly_its_width(text: str, width: int) -> None:
 
 
 def test_the_cell_of_a_title_cuts_wide_characters_whole() -> None:
-    shown = cell("修复" * 20, TITLE_CELLS)
+    shown = cell("修复" * 20, LIMITS.dashboard_title_cells)
     assert shown.rstrip().endswith("…")
-    assert cells(shown) == TITLE_CELLS
+    assert cells(shown) == LIMITS.dashboard_title_cells
 
 
 def test_what_a_running_tick_does_is_redrawn_while_it_runs() -> None:

@@ -22,11 +22,12 @@ from oms.domain import proxy_usage as counting
 from oms.domain.codex_login import NO_KEY, Missing, UpstreamAuth
 from oms.domain.routing import Provider
 from oms.errors import AlreadyExistsError, ConflictError, ResourcesShortError
+from oms.limits import LIMITS
 from oms.services.proxy import control as proxy_control
 from oms.services.proxy import credentials as proxy_credentials
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.credentials import credential_key
-from oms.services.proxy.front import DOOR_CONNECTIONS, Doors, door_dir, door_path
+from oms.services.proxy.front import Doors, door_dir, door_path
 from oms.services.proxy.guards import Deadlines, Held
 from tests.attempts import live_attempt
 from tests.proxy_rig import (
@@ -111,7 +112,9 @@ def test_a_door_has_its_own_connection_slots(rig: Rig, doors: Doors) -> None:
     doors.keep()
     held = []
     try:
-        for _ in range(DOOR_CONNECTIONS + 8):  # the agent of d-a fills its door, and more
+        for _ in range(
+            LIMITS.proxy_door_connections + 8
+        ):  # the agent of d-a fills its door, and more
             s = _connect(_sock(rig, "d-a"), None)  # (blocking: a full backlog waits)
             held.append(s)
             with contextlib.suppress(OSError):  # one over the door's slots is closed at once

@@ -286,7 +286,7 @@ byte unchecked;              /* the pane (bit) a live launch created and has not
 byte orphan;                 /* panes (bits) whose launch crashed between `ensure` and that check */
 bool hung;                   /* a supervisor saw its terminal hang up before the sandbox and started nothing */
 bool timedout;               /* a supervisor waited for its session while no launch was under way, and gave up
-                                (REGISTRATION_WAIT_S: its launch died before the session; nothing started) */
+                                (Limits.registration_wait_s: its launch died before the session; nothing started) */
 bool revoked;                /* `stop` discarded a spec no supervisor had read */
 bool refused;                /* a supervisor saw a stop and started nothing */
 byte launching;              /* launches past their worker check, not yet returned */
@@ -512,7 +512,7 @@ inline stopped_meanwhile(launch) {  /* launch_guards.stopped, asked by a launch 
 
 inline await_registration() {  /* the wait's loop, its last round: the search takes it at any point, so a
                                   wait of any length is covered, and its time limit too (a launch stalled
-                                  for REGISTRATION_WAIT_S between its pane and its session) */
+                                  for Limits.registration_wait_s between its pane and its session) */
   stopped_meanwhile(false);
   d_step {
     if

@@ -165,6 +165,8 @@ BOUNDS_ELSEWHERE = {
     ("oms/domain/relay.py", "HEADER_CAP"): "relay_header_bytes",
     ("oms/domain/relay.py", "WORD_CAP"): "relay_word_bytes",
     ("oms/domain/relay.py", "MAX_WORDS"): "relay_words",
+    # ... and `oms worker netrelay`, which loads only the socket module and threads
+    ("oms/process/netrelay.py", "CHUNK"): "netrelay_chunk_bytes",
     # sizes a format fixes (an Ed25519 seed and signature), not bounds oms chooses
     ("oms/store/keys.py", "SEED_BYTES"): "",
     ("oms/store/keys.py", "SIGNATURE_BYTES"): "",
@@ -241,7 +243,7 @@ def test_the_relays_copies_of_limits_are_equal() -> None:
         for name, number in numeric_bounds(rel, tree)
         if BOUNDS_ELSEWHERE.get((rel, name))
     }
-    assert len(copies) == 6
+    assert len(copies) == 7
     assert {key: getattr(LIMITS, BOUNDS_ELSEWHERE[key]) for key in copies} == copies
 
 

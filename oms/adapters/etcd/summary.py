@@ -38,7 +38,7 @@ from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import summary_file
 from oms.store.records import Record, parse_record
-from oms.store.summary import PERSIST_AFTER, PERSIST_SHARE, Latest
+from oms.store.summary import Latest
 from oms.store.summary_file import Cache, Entry
 
 _LOCK = threading.Lock()
@@ -69,7 +69,7 @@ def refresh(store: Keyed, root: Root, kind: str, limits: Limits = LIMITS) -> Lat
         under = f"{store.prefix}latest/{kind}/"
         cache = _CACHES.get(key)
         if cache is None:
-            most = limits.summary_bytes // summary_file.ENTRY_ALLOWANCE  # (the count comes after)
+            most = limits.summary_bytes // limits.summary_entry_bytes  # (the count comes after)
             loaded = summary_file.load(root, kind, most, time.time_ns(), 0, label=label(kind))
             cache = loaded or Cache()
         found = _changed(store, under, cache)
@@ -91,7 +91,7 @@ def refresh(store: Keyed, root: Root, kind: str, limits: Limits = LIMITS) -> Lat
         cache.kind_mtime_ns, cache.seen_ns = found.revision, now
         cache.unsaved += len(stale)
         if cache.unsaved >= max(
-            PERSIST_AFTER, len(cache.entries) // PERSIST_SHARE
+            limits.summary_persist_after, len(cache.entries) // limits.summary_persist_share
         ) and summary_file.save(root, kind, cache, label=label(kind)):
             cache.unsaved = 0
         return _latest(cache, len(stale))

@@ -8,11 +8,12 @@ new socket shows there too), and an in-sandbox relay (`process/netrelay.py`) bri
 connection to it.
 
 A door is one dispatch's: only that dispatch's token counts on it, and it has its own
-`DOOR_CONNECTIONS` slots, so an agent that fills its door (connections it dribbles, churns or holds
-open) takes nothing from any other worker. `Doors` opens a door for each dispatch that holds a token
-and closes it (its socket removed) once the token is gone, every `Limits.proxy_doors_every_s` and
-before each handshake is answered (a launch issues its token, then checks the proxy's handshake: its
-door is open by then, ADR 0026); a launch waits for its door (`wait_for_door`).
+`Limits.proxy_door_connections` slots, so an agent that fills its door (connections it dribbles,
+churns or holds open) takes nothing from any other worker. `Doors` opens a door for each dispatch
+that holds a token and closes it (its socket removed) once the token is gone, every
+`Limits.proxy_doors_every_s` and before each handshake is answered (a launch issues its token, then
+checks the proxy's handshake: its door is open by then, ADR 0026); a launch waits for its door
+(`wait_for_door`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from oms.services.proxy.book import failure, note
 from oms.services.proxy.server import Handler, ProxyServer
 
 DOORS = "doors"  # in the sandbox directory (`store/sandboxes.py`)
-DOOR_CONNECTIONS = 16  # open connections at once on one dispatch's door
 
 
 def door_dir(dispatch_id: str) -> str:
@@ -67,7 +67,7 @@ class Door(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.dispatch_lock = main.dispatch_lock
         self.deadlines = main.deadlines
         self.held = main.held
-        self._slots = threading.BoundedSemaphore(DOOR_CONNECTIONS)
+        self._slots = threading.BoundedSemaphore(LIMITS.proxy_door_connections)
 
     def process_request(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object

@@ -26,7 +26,6 @@ from oms.domain import proxy as proxy_rules
 from oms.domain import proxy_usage as counting
 from oms.limits import LIMITS
 
-READ_SIZE = 65536
 _NO_BODY = (204, 304)
 
 
@@ -193,7 +192,7 @@ def _stream(
                 if conn.sock is not None:
                     conn.sock.settimeout(left)
         try:
-            piece = response.read1(READ_SIZE)
+            piece = response.read1(LIMITS.proxy_read_bytes)
         except (OSError, http.client.HTTPException):
             break  # the upstream broke off: the worker's stream ends without its last chunk
         if not piece:

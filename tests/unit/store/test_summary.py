@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oms.canonical import now
+from oms.limits import LIMITS
 from oms.store import Store, summary, summary_file
 from oms.store.records import Record
 from oms.store.stateroot import StateRoot
@@ -173,10 +174,10 @@ def test_without_the_racy_rule_a_write_in_the_tick_of_a_scan_would_be_missed(
 
 
 def test_a_new_process_starts_from_the_summary_file(coarse: Coarse, store: Store) -> None:
-    for n in range(summary.PERSIST_AFTER):
+    for n in range(LIMITS.summary_persist_after):
         coarse.write(f"dsp-{n}", "idle")
     coarse.now_ns += 3 * 10**9
-    assert coarse.refresh().read == summary.PERSIST_AFTER
+    assert coarse.refresh().read == LIMITS.summary_persist_after
     assert os.listdir(Path(store.path) / "index" / KIND) == ["1.json"]
     summary.forget()
     coarse.now_ns += 3 * 10**9
@@ -271,7 +272,7 @@ def test_a_refresh_always_equals_reading_every_record(
 
 
 def _persisted(coarse: Coarse, store: Store) -> Path:
-    for n in range(summary.PERSIST_AFTER):
+    for n in range(LIMITS.summary_persist_after):
         coarse.write(f"dsp-{n}", "idle")
     coarse.now_ns += 3 * 10**9
     coarse.refresh()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import check
+from oms.limits import LIMITS
 from oms.store import Store, summary, summary_file
 from oms.store.verify import verify
 from tests.unit.store.test_summary import KIND, Coarse, as_columns, as_rows
@@ -32,7 +33,7 @@ def coarse(store: Store) -> Coarse:
     return Coarse(store)
 
 
-def _persisted(coarse: Coarse, store: Store, n: int = summary.PERSIST_AFTER) -> Path:
+def _persisted(coarse: Coarse, store: Store, n: int = LIMITS.summary_persist_after) -> Path:
     """n records written, then a settled scan that writes the summary file (as a conductor
     would)."""
     for i in range(n):
@@ -122,7 +123,7 @@ def test_a_new_process_still_names_a_record_that_cannot_be_read(
     """The summary file keeps the records read, not the errors; a new process answering from it
     (nothing changed) has no error to name: the record silently disappears and `checked()`
     passes."""
-    for i in range(summary.PERSIST_AFTER + 1):
+    for i in range(LIMITS.summary_persist_after + 1):
         coarse.write(f"dsp-{i}", "idle")
     os.chmod(
         Path(store.path) / "records" / KIND / "dsp-3" / "0.json", 0o644
