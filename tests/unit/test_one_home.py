@@ -301,6 +301,73 @@ def test_the_bound_scan_sees_through_a_unit() -> None:
     assert numeric_bounds("oms/x.py", tree) == [("A_BYTES", 4 << 30), ("C_S", -(1 << 30))]
 
 
+# a parameter whose name says a bound
+BOUND_PARAMETER = re.compile(
+    r"^(timeout|cap|limit|wait|most|max_\w+|\w+_(s|ms|ns|bytes|cap|limit|timeout|rounds|tries"
+    r"|retries|chars|max))$"
+)
+# parameters named like bounds whose number stays in the signature, and why
+DEFAULTS_ELSEWHERE = {
+    ("oms/errors.py", "reason_line", "cap"),  # errors.py imports nothing of oms
+    ("oms/demo/scratch.py", "_config", "max_workers"),  # the demo's pool, not a bound
+    ("oms/demo/scratch.py", "_prepare", "max_workers"),  # ... likewise
+    ("oms/store/outbox.py", "lock", "wait_s"),  # 0: not waiting at all
+}
+
+
+def default_bounds(rel: str, tree: ast.Module) -> list[tuple[str, str, int | float]]:
+    """Parameters whose name says a bound (`BOUND_PARAMETER`: `timeout`, `cap`, `*_s`,
+    `*_bytes`, ...) defaulting to a number (an expression of literals): (function, parameter,
+    number)."""
+    out = []
+    literal = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        pairs = [
+            *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+            *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d),
+        ]
+        for arg, default in pairs:
+            if not BOUND_PARAMETER.search(arg.arg):
+                continue
+            if not all(isinstance(n, literal) for n in ast.walk(default)):
+                continue
+            number = eval(compile(ast.Expression(default), rel, "eval"), {})  # noqa: S307
+            if isinstance(number, int | float) and not isinstance(number, bool):
+                out.append((node.name, arg.arg, number))
+    return out
+
+
+def test_every_bound_a_parameter_defaults_to_lives_in_limits() -> None:
+    """A bound given as a parameter's default is `LIMITS.<field>` too, never a number in the
+    signature (`timeout: float = LIMITS.git_timeout_s`)."""
+    offenders = [
+        f"{rel}: {function}({parameter}={number})"
+        for rel, tree in _modules()
+        if rel != "oms/limits.py"
+        for function, parameter, number in default_bounds(rel, tree)
+        if (rel, function, parameter) not in DEFAULTS_ELSEWHERE
+    ]
+    assert offenders == []
+
+
+def test_the_default_scan_sees_one() -> None:
+    tree = ast.parse(
+        "def f(a, timeout=30.0, *, cap: int = 64 * 1024, wait_s=LIMITS.x, count=3): pass\n"
+        "class C:\n    def g(self, read_bytes=4096, /): pass\n"
+        "async def h(*, max_output=1 << 20, keep=True, limit=None): pass\n"
+    )
+    assert sorted(default_bounds("oms/x.py", tree)) == [
+        ("f", "cap", 65536),
+        ("f", "timeout", 30.0),
+        ("g", "read_bytes", 4096),
+        ("h", "max_output", 1 << 20),
+    ]
+
+
 def test_an_observed_pane_becomes_an_end_in_one_place() -> None:
     """`delivery/reconcile.pane_end` is the one caller of `domain/delivery.end_of`: the
     reconcile, a resume and a native relaunch all ask it."""
