@@ -335,5 +335,17 @@ class Limits(NamedTuple):
     verify_runtime_depth: int = 3  # `oms store verify` checks the runtime areas' form this deep
     verify_tmp_entries: int = 200_000  # ... and this many entries of the homes' tmp directories
 
+    # moved here from parameters' defaults (issue 25 item 4)
+    advisor_said_chars: int = 200  # an advisor's last line of output, as a refusal quotes it
+    git_timeout_s: float = 30.0  # a git command oms runs ends by then
+    git_output_bytes: int = 4 * 1024 * 1024  # ... and what it may print
+    tmux_timeout_s: float = 10.0  # a tmux command ends by then
+    # a pane's process group, waited for to end (its supervisor takes up to 4 s after a hang-up)
+    pane_group_end_s: float = 6.0
+    demo_timeout_s: float = 60.0  # `oms demo` waits this long for the worker's result (`--timeout`)
+    fleet_timeout_s: float = 300.0  # a demo fleet's run ends by then, unless told otherwise
+    audit_log_entries: int = 200  # `oms audit log` shows the last this many entries (`--limit`)
+    stream_stderr_bytes: int = 64 * 1024  # a streamed child's stderr kept (`process.stream`)
+
 
 LIMITS = Limits()

@@ -205,7 +205,7 @@ _LOGIN_WORDS = (
 _NETWORK_WORDS = ("network", "resolve", "connect", "timed out", "timeout", "unreachable", "dns")
 
 
-def last_line(output: bytes, cap: int = 200) -> str:
+def last_line(output: bytes, cap: int = LIMITS.advisor_said_chars) -> str:
     """The last non-empty line of a CLI's output, printable, at most `cap` characters ('' when
     none)."""
     for raw in reversed(output.decode("utf-8", "replace").splitlines()):

@@ -102,8 +102,8 @@ def git(
     repo: str,
     *args: str,
     check: bool = True,
-    timeout: float = 30.0,
-    max_output: int = 4 * 1024 * 1024,
+    timeout: float = LIMITS.git_timeout_s,
+    max_output: int = LIMITS.git_output_bytes,
     stdin: bytes | None = None,
     index: str | None = None,
 ) -> Completed:

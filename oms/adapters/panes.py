@@ -138,7 +138,9 @@ class TmuxPanes:
         self.guard = guard or (lambda: None)
         self.clock = clock
 
-    def tmux(self, *args: str, check: bool = True, timeout: float = 10.0) -> Completed:
+    def tmux(
+        self, *args: str, check: bool = True, timeout: float = LIMITS.tmux_timeout_s
+    ) -> Completed:
         """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by
         us, private, in the state root (a symlink to a foreign server is refused, never
         followed)."""
@@ -285,7 +287,7 @@ class TmuxPanes:
         """Kill the dispatch's session as it is (no quit keys, no wait for its group)."""
         self.tmux("kill-session", "-t", f"={dispatch_id}", check=False)
 
-    def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
+    def group_ends(self, pgid: int, timeout: float = LIMITS.pane_group_end_s) -> bool:
         """Wait up to `timeout` s for process group `pgid` to have no live member (a pane's
         supervisor takes up to 4 s to end what it started after a hang-up); True once it has none.
         Only looked at, never signalled: a pane tmux no longer shows gives no proof that `pgid` is

@@ -348,7 +348,7 @@ def demo(
         typer.Option(
             "--timeout", min=5.0, max=600.0, help="Seconds to wait for the worker's result."
         ),
-    ] = 60.0,
+    ] = LIMITS.demo_timeout_s,
     count: Annotated[
         int | None,
         typer.Option(

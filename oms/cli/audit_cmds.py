@@ -18,6 +18,7 @@ from oms.cli.common import (
     emit,
     workspace,
 )
+from oms.limits import LIMITS
 
 app = typer.Typer(
     help=(
@@ -166,7 +167,7 @@ def log_cmd(
     ] = None,
     limit: Annotated[
         int, typer.Option("--limit", min=1, help="The last N entries that match.")
-    ] = 200,
+    ] = LIMITS.audit_log_entries,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,

@@ -18,6 +18,7 @@ from oms.canonical import JsonObject, parse_ts
 from oms.demo import scratch as demo
 from oms.errors import OmsError, one_line
 from oms.fsio import scratch_directory
+from oms.limits import LIMITS
 from oms.services.chain import tickets
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
@@ -60,7 +61,7 @@ def run(
     *,
     count: int,
     workers: int,
-    timeout_s: float = 300.0,
+    timeout_s: float = LIMITS.fleet_timeout_s,
     progress: Callable[[str], None] = lambda _m: None,
     after: str = "exit",
     mode: str = "full",

@@ -26,6 +26,7 @@ from oms.adapters.providers import command
 from oms.canonical import JsonObject, access
 from oms.errors import InvalidInputError, OmsError
 from oms.fsio import Root, scratch_directory
+from oms.limits import LIMITS
 from oms.services.admin.setup import init
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.delivery.service import Delivery
@@ -326,7 +327,7 @@ def _event_text(payload: JsonObject) -> str:
 def run(
     base: str | None,
     *,
-    timeout_s: float = 60.0,
+    timeout_s: float = LIMITS.demo_timeout_s,
     keep: bool = False,
     progress: Callable[[str], None] = lambda _m: None,
 ) -> DemoRun:

@@ -12,6 +12,8 @@ import os
 import resource
 from typing import NamedTuple
 
+from oms.limits import LIMITS
+
 _BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
 
@@ -27,7 +29,7 @@ class ProcessIdentity(NamedTuple):
         return f"{self.pid}.{self.start_ticks}.{self.boot_id.replace('-', '')}"
 
 
-def _read_small(path: str, cap: int = 4096) -> bytes | None:
+def _read_small(path: str, cap: int = LIMITS.proc_stat_bytes) -> bytes | None:
     # /proc files, never under a state root; missing means the process is gone.
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)

@@ -606,7 +606,7 @@ def stream(
     *,
     env: Mapping[str, str],
     timeout: float,
-    max_stderr: int = 64 * 1024,
+    max_stderr: int = LIMITS.stream_stderr_bytes,
 ) -> Completed:
     """Run `argv` and hand its stdout to `sink` chunk by chunk as it comes (nothing of it kept):
     `sink` returns False when it wants no more (a pager that was quit), and the child is ended.

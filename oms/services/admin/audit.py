@@ -26,7 +26,7 @@ def timeline(
     dispatch: str | None = None,
     since: str | None = None,
     until: str | None = None,
-    limit: int = 200,
+    limit: int = LIMITS.audit_log_entries,
 ) -> tuple[list[JsonObject], str | None]:
     """The last `limit` entries that match, oldest first, and where the chain breaks (None: it
     holds). The ledger is read from its end, only as far back as the entries it shows take

@@ -206,7 +206,7 @@ class SeenPanes:
     def close(self, dispatch_id: str) -> None:
         self.panes.close(dispatch_id)
 
-    def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
+    def group_ends(self, pgid: int, timeout: float = LIMITS.pane_group_end_s) -> bool:
         return self.panes.group_ends(pgid, timeout)
 
     def kill_server_if_idle(self) -> bool:

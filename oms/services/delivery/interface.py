@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from oms.adapters.panes import Pane
+from oms.limits import LIMITS
 
 
 class Panes(Protocol):
@@ -63,7 +64,7 @@ class Panes(Protocol):
         """Remove the dispatch's session as it is (a dead pane of an ended worker)."""
         ...
 
-    def group_ends(self, pgid: int, timeout: float = 6.0) -> bool:
+    def group_ends(self, pgid: int, timeout: float = LIMITS.pane_group_end_s) -> bool:
         """Does process group `pgid` have no live member within `timeout` s? (Looked at only.)"""
         ...
 
