@@ -18,6 +18,7 @@ from oms.canonical import JsonObject, parse_ts
 from oms.demo import scratch as demo
 from oms.errors import OmsError, one_line
 from oms.fsio import scratch_directory
+from oms.schemas.payloads import TicketState
 from oms.services.chain import tickets
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
@@ -89,10 +90,10 @@ def run(
             finally:
                 Delivery.open(ws).panes.kill_server()
     out.seconds = time.monotonic() - started
-    out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
+    out.ok = not out.reason and all(r["state"] == TicketState.DONE for r in out.results)
     if not out.ok and not out.reason:
         out.reason = "a ticket ended blocked: " + ", ".join(
-            str(r["ticket_id"]) for r in out.results if r["state"] != "done"
+            str(r["ticket_id"]) for r in out.results if r["state"] != TicketState.DONE
         )
     return out
 

@@ -26,6 +26,7 @@ from oms.adapters.providers import command
 from oms.canonical import JsonObject, access
 from oms.errors import InvalidInputError, OmsError
 from oms.fsio import Root, scratch_directory
+from oms.schemas.payloads import DispatchState
 from oms.services.admin.setup import init
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.delivery.service import Delivery
@@ -413,7 +414,7 @@ def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:
         time.sleep(0.1)
     result = _result_commit(ws, demo.dispatch_id)
     demo.result_commit = result
-    demo.ok = demo.dispatch_state == "result-received" and result is not None
+    demo.ok = demo.dispatch_state == DispatchState.RESULT_RECEIVED and result is not None
     if not demo.ok:
         demo.reason = f"dispatch ended {demo.dispatch_state} without a result commit"
 
