@@ -39,7 +39,7 @@ from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Change, Record
-from oms.store.payloads import as_json, dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, text_set, ticket_payload
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import TicketPayload
@@ -224,8 +224,8 @@ def _not_open(ticket: Record) -> str:
     """What to do about a ticket that is not open to a lease."""
     tid = ticket.record_id
     if ticket.state == TicketState.LEASED:
-        holder = access.text(ticket.payload, "worker_id")
-        until = access.text(ticket.payload, "lease_expires_at")
+        holder = text_set(ticket_payload(ticket)["worker_id"], "worker_id")
+        until = text_set(ticket_payload(ticket)["lease_expires_at"], "lease_expires_at")
         return (
             f"it is leased to {holder} until {until}: that worker goes on with its token "
             f"($OMS_LEASE_TOKEN), or `oms ticket expire` returns it to open once the lease lapses"
@@ -357,7 +357,7 @@ def new_session(ws: Workspace, ticket: Record) -> Record:
     nxt = machine.new_session(
         ticket.state,
         ticket.payload,
-        session_id=access.text(ticket.payload, "session_id"),
+        session_id=text_set(ticket_payload(ticket)["session_id"], "session_id"),
         attempt=ticket_payload(ticket)["attempt"],
         fresh=new_uuid(),
         now=ws.now(),
@@ -541,7 +541,7 @@ def _expire_locked(
         DispatchState.RESOLVED,
     ):
         return None
-    expired_at = access.text(ticket.payload, "lease_expires_at")
+    expired_at = text_set(ticket_payload(ticket)["lease_expires_at"], "lease_expires_at")
     evidence = ws.store.put_evidence(
         {
             "format": "oms-evidence-v1",
