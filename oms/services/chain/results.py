@@ -61,7 +61,9 @@ def verify_commit(
     an agent's own commit checked in a tree job.
     """
     path = dispatch_payload(dispatch)["worktree_path"]
-    unsafe = tree_job.unsafe_of(dispatch.payload)  # (no cgroup where its approved limits say so)
+    unsafe = tree_job.unsafe_of(
+        dispatch_payload(dispatch)
+    )  # (no cgroup where its approved limits say so)
     if COMMIT.fullmatch(commit) is None:
         raise InvalidInputError(f"result_commit {commit[:70]!r} is not a full commit id")
     linked = git.linked_worktree(repository, path)
@@ -121,7 +123,7 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[s
     subject = one_line(first, 200) or "oms result"  # printable: no terminal escapes in `git log`
     why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left it uncommitted."
     job = _commit_job(dispatch, linked, None, f"{subject}\n\n{why}\n")
-    unsafe = tree_job.unsafe_of(dispatch.payload)
+    unsafe = tree_job.unsafe_of(dispatch_payload(dispatch))
     writes = ("objects",)
     done = tree_job.run_job("commit", repository, linked, job, writable=writes, unsafe_none=unsafe)
     made = access.text(done, "commit")

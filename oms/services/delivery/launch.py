@@ -230,9 +230,9 @@ def prepare(
         prior = payload["prior_failure_evidence"]
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
         bound = d.session(payload["session_id"]) is not None or dispatch.record_id in running
-        checkout.ready(dispatch.payload, evidence, d.ws.config_root, bound=bound)
+        checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
     else:
-        checkout.verify(dispatch.payload, d.ws.config_root, own_work=True)
+        checkout.verify(payload, d.ws.config_root, own_work=True)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
     sandboxes = d.ws.store.sandboxes()
