@@ -105,11 +105,19 @@ LEFT: dict[tuple[str, str, str], str] = {
 # every such read in oms/: 184 before this count (the four packages above held 78 of them), 110
 # after; the rest are in domain/ (pure functions of a `JsonObject`), checkout/, the demo, chain/'s
 # event payloads and the few ADR 0044 names. Lower it as reads are converted; never raise it.
-ALLOWANCE = 110
+ALLOWANCE = 54
 
 
 def _is_payload(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "payload"
+    """`x.payload`, but not `nxt.payload`: the services name `nxt` the `Next[KindPayload]` a
+    domain machine returns, whose payload is its kind's TypedDict (mypy proves it where it is
+    handed to `as_json`, which takes nothing else)."""
+    named_next = isinstance(node, ast.Attribute) and _is_name(node.value, "nxt")
+    return isinstance(node, ast.Attribute) and node.attr == "payload" and not named_next
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _binds_payload(value: ast.expr) -> bool:
@@ -194,7 +202,9 @@ def f(rec, other, payload: JsonObject):
     p = rec.payload
     q = dict(other.payload)
     typed = worker_payload(rec)
-    return (rec.payload["a"], p.get("b"), access.text(q, "c"), payload["d"], typed["e"])
+    nxt = machine.stop(rec.state, typed)
+    return (rec.payload["a"], p.get("b"), access.text(q, "c"), payload["d"], typed["e"],
+            nxt.payload["f"])
 """
     found = untyped_reads("m.py", ast.parse(source))
     assert [key for _, _, key in found] == ["a", "b", "c", "d"], found

@@ -29,6 +29,7 @@ from oms.errors import (
     WAITS_FOR_PERSON,
     AuthorityChangedError,
     IllegalTransitionError,
+    IntegrityError,
     OmsError,
     one_line,
 )
@@ -223,8 +224,10 @@ def prepare(
     fence.require_alone(d.ws, dispatch, running)
     plans.check_cli_version(payload["provider_mode"])  # the cheap refusals before any reset
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
-    # approved (`check_role`)
-    limits = sandbox_limits.from_json(access.obj(dispatch.payload, "role_limits"))
+    approved = payload.get("role_limits")  # approved (`check_role`)
+    if approved is None:
+        raise IntegrityError("field 'role_limits' is missing")
+    limits = sandbox_limits.from_json(approved)
     cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload["prior_failure_evidence"]
