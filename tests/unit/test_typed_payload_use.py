@@ -105,7 +105,7 @@ LEFT: dict[tuple[str, str, str], str] = {
 # every such read in oms/: 184 before this count (the four packages above held 78 of them), 110
 # after; the rest are in domain/ (pure functions of a `JsonObject`), checkout/, the demo, chain/'s
 # event payloads and the few ADR 0044 names. Lower it as reads are converted; never raise it.
-ALLOWANCE = 54
+ALLOWANCE = 34
 
 
 def _is_payload(node: ast.expr) -> bool:

@@ -200,7 +200,7 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     try:
         tickets.check_lease(
             ticket.state,
-            ticket.payload,
+            ticket_payload(ticket),
             token=payload["lease_token"],
             now=ws.now(),
             worker_id=payload["worker_id"],

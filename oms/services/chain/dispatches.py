@@ -176,7 +176,7 @@ def propose(
         )
     ticket_machine.check_lease(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         token=text_set(ticket_payload(ticket)["lease_token"], "lease_token"),
         now=ws.now(),
     )
