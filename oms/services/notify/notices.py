@@ -213,12 +213,12 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
                 continue
             if kind == "ticket":
                 notice = rules.of_ticket(
-                    rec.record_id, rec.version, rec.state, rec.payload, rec.observed_at
+                    rec.record_id, rec.version, rec.state, ticket_payload(rec), rec.observed_at
                 )
             else:
                 title = titles.get(worker_payload(rec)["ticket_id"], "")
                 notice = rules.of_worker(
-                    rec.record_id, rec.version, rec.payload, title, rec.observed_at
+                    rec.record_id, rec.version, worker_payload(rec), title, rec.observed_at
                 )
             if notice is None or notice.kind not in config.on:
                 looked.add(key)
