@@ -123,7 +123,9 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
                 is not None
             ):
                 return None
-            return workers.mark_parked(worker.state, worker.payload, now=now, reason=one_line(why))
+            return workers.mark_parked(
+                worker.state, worker_payload(worker), now=now, reason=one_line(why)
+            )
         return workers.set_health(
             worker.state, worker.payload, "parked", now=now, reason=one_line(why)
         )

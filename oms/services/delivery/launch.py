@@ -466,7 +466,7 @@ def _after_failed_activation(
         if worker_payload(worker)["health"] == "stopped":
             return None
         return workers.end(
-            worker.state, worker.payload, now=now, end_reason=end.end_reason, detail=message
+            worker.state, worker_payload(worker), now=now, end_reason=end.end_reason, detail=message
         )
 
     d.move_worker(
