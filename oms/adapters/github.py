@@ -18,6 +18,7 @@ import re
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from oms.adapters import git
 from oms.adapters.git import GIT_ENV, HARDENING
@@ -326,13 +327,25 @@ class ReviewComment:
 
 
 WRITE_ACCESS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})  # `author_association`s that write
-ASKING = frozenset({"CHANGES_REQUESTED", "COMMENTED"})  # review `state`s that ask something
+
+
+class ReviewState(StrEnum):
+    """A pull request review's `state`, as GitHub says it."""
+
+    APPROVED = "APPROVED"
+    CHANGES_REQUESTED = "CHANGES_REQUESTED"
+    COMMENTED = "COMMENTED"
+    DISMISSED = "DISMISSED"
+    PENDING = "PENDING"
+
+
+ASKING = frozenset({ReviewState.CHANGES_REQUESTED, ReviewState.COMMENTED})  # states that ask
 
 
 @dataclass(frozen=True, slots=True)
 class Review:
     """One review of a pull request, its own body (its line comments are `ReviewComment`s):
-    `state` as GitHub says it (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING),
+    `state` as GitHub says it (a `ReviewState`'s value, kept as the string GitHub sent),
     `association` its author's `author_association` (empty: not said)."""
 
     author: str

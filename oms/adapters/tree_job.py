@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from oms.adapters import bwrap, cgroups, git, seccomp
 from oms.adapters.sandbox import GIT_SHOWN
@@ -38,6 +39,9 @@ from oms.domain.sandbox_limits import REQUIRED, UNSAFE_NONE, SandboxLimits
 from oms.errors import ProcessTimeoutError, SandboxUnavailableError, TreeJobError, reason_line
 from oms.limits import LIMITS
 from oms.process import Completed, Started, child_env, data_fd, oms_executable, start
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
 COMMAND = ("worker", "tree-job")
 
@@ -156,10 +160,10 @@ def finish(
 _JOBS = [0]
 
 
-def unsafe_of(payload: JsonObject) -> bool:
+def unsafe_of(payload: DispatchPayload) -> bool:
     """Whether a dispatch's approved limits (`role_limits`, ADR 0025) run with no cgroup."""
     limits = payload.get("role_limits")
-    return isinstance(limits, dict) and limits.get("cgroup") == UNSAFE_NONE
+    return limits is not None and limits["cgroup"] == UNSAFE_NONE
 
 
 def bounds(unsafe_none: bool = False) -> SandboxLimits:

@@ -19,11 +19,12 @@ from oms.demo import scratch as demo
 from oms.errors import OmsError, one_line
 from oms.fsio import scratch_directory
 from oms.limits import LIMITS
+from oms.schemas.payloads import TicketState
 from oms.services.chain import tickets
 from oms.services.conductor import tick as conductor
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
-from oms.store.payloads import worker_payload
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 FINAL = ("done", "blocked")
 
@@ -90,10 +91,10 @@ def run(
             finally:
                 Delivery.open(ws).panes.kill_server()
     out.seconds = time.monotonic() - started
-    out.ok = not out.reason and all(r["state"] == "done" for r in out.results)
+    out.ok = not out.reason and all(r["state"] == TicketState.DONE for r in out.results)
     if not out.ok and not out.reason:
         out.reason = "a ticket ended blocked: " + ", ".join(
-            str(r["ticket_id"]) for r in out.results if r["state"] != "done"
+            str(r["ticket_id"]) for r in out.results if r["state"] != TicketState.DONE
         )
     return out
 
@@ -144,7 +145,7 @@ def _results(ws: Workspace) -> list[JsonObject]:
     records = ws.store.records("dispatch")
     for dispatch_id in records.ids():
         d = records.read(dispatch_id)
-        ticket_id, attempt = str(d.payload["ticket_id"]), int(str(d.payload["attempt"]))
+        ticket_id, attempt = dispatch_payload(d)["ticket_id"], dispatch_payload(d)["attempt"]
         if ticket_id not in latest or latest[ticket_id][0] < attempt:
             latest[ticket_id] = (attempt, dispatch_id)
     return [
@@ -165,7 +166,7 @@ def _max_concurrent(ws: Workspace) -> int:
     workers = ws.store.records("worker")
     for session_id in sessions.ids():
         first = sessions.read_version(session_id, 0)
-        worker = workers.read_if_exists(str(first.payload["dispatch_id"]))
+        worker = workers.read_if_exists(session_payload(first)["dispatch_id"])
         if worker is None:
             continue
         end = (

@@ -27,11 +27,13 @@ from oms.canonical import JsonObject, access
 from oms.errors import InvalidInputError, OmsError
 from oms.fsio import Root, scratch_directory
 from oms.limits import LIMITS
+from oms.schemas.payloads import DispatchState
 from oms.services.admin.setup import init
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
-from oms.store.payloads import dispatch_payload
+from oms.store import Record
+from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
 TICKET_TITLE = "Add a changelog entry"
 TICKET_BODY = "Add one line to CHANGELOG.md saying what changed, and commit it."
@@ -283,11 +285,11 @@ def timeline(ws: Workspace, session_id: str) -> list[Step]:
                 elif previous != rec.state:
                     text = f"{previous} -> {rec.state}"
                 else:
-                    text = _same_state(kind, before, rec.payload)
+                    text = _same_state(rec, before)
                 before = rec.payload
-                extra = rec.payload.get("health") if kind == "worker" else None
-                if extra and extra != "healthy":
-                    text += f" (health {extra}: {rec.payload.get('health_reason') or '-'})"
+                if kind == "worker" and (worker := worker_payload(rec))["health"] != "healthy":
+                    why = worker["health_reason"] or "-"
+                    text += f" (health {worker['health']}: {why})"
                 steps.append(Step(rec.observed_at, kind, record_id, f"{text}  [{rec.actor}]"))
                 previous = rec.state
     for event_id in ws.store.events.ids():
@@ -307,14 +309,16 @@ def timeline(ws: Workspace, session_id: str) -> list[Step]:
     return sorted(steps, key=lambda s: s.at)
 
 
-def _same_state(kind: str, before: JsonObject, payload: JsonObject) -> str:
-    if kind == "session":
-        blocks = payload.get("stop_blocks")
-        if payload.get("agent_stopped_at") and not before.get("agent_stopped_at"):
+def _same_state(rec: Record, before: JsonObject) -> str:
+    if rec.kind == "session":
+        session = session_payload(rec)
+        blocks = session["stop_blocks"]
+        if session.get("agent_stopped_at") and not before.get("agent_stopped_at"):
             return "heartbeat (the agent ended its turn: the stop gate let it through)"
         return "heartbeat" + (f" (stop gate blocks: {blocks})" if blocks else "")
-    if kind == "worker":
-        return f"health {payload.get('health')}"
+    if rec.kind == "worker":
+        return f"health {worker_payload(rec)['health']}"
+    payload = rec.payload
     changed = sorted(k for k in payload if payload.get(k) != before.get(k) and k != "updated_at")
     return "updated: " + (", ".join(changed) or "-")
 
@@ -414,7 +418,7 @@ def _wait(ws: Workspace, demo: DemoRun, timeout_s: float) -> None:
         time.sleep(0.1)
     result = _result_commit(ws, demo.dispatch_id)
     demo.result_commit = result
-    demo.ok = demo.dispatch_state == "result-received" and result is not None
+    demo.ok = demo.dispatch_state == DispatchState.RESULT_RECEIVED and result is not None
     if not demo.ok:
         demo.reason = f"dispatch ended {demo.dispatch_state} without a result commit"
 

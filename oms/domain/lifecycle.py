@@ -688,7 +688,7 @@ def salvage_why(state: State) -> str:
 
 
 def worker_next(
-    move: MoveWorker, state: str, last: JsonObject, *, now: str
+    move: MoveWorker, state: str, last: WorkerPayload, *, now: str
 ) -> Next[WorkerPayload] | None:
     """The worker's next version for `move`, decided on its latest version (None: nothing to
     write)."""

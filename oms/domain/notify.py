@@ -24,13 +24,16 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from oms.canonical import JsonObject, dumps, parse_ts, stable_id
 from oms.domain.conductor import NEEDS_PERSON
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError, one_line
 from oms.limits import LIMITS
 from oms.schemas import validate
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import TicketPayload, WorkerPayload
 
 KINDS = ("done", "blocked", "needs-a-person", "parked", "limit", "merged")
 FORMAT = "oms-notification-v1"
@@ -119,11 +122,10 @@ def _summary(kind: str, ticket_id: str, title: str, reason: str) -> str:
 
 
 def of_ticket(
-    ticket_id: str, version: int, state: str, payload: JsonObject, at: str
+    ticket_id: str, version: int, state: str, payload: TicketPayload, at: str
 ) -> Notice | None:
     """The notice a ticket version is worth, if any."""
-    reason = payload.get("reason")
-    why = reason if isinstance(reason, str) else ""
+    why = payload["reason"] or ""
     if state == "done" and why == "merged":
         return None  # `oms result merge` notifies its merge itself (`merged`)
     if state == "done":
@@ -134,7 +136,7 @@ def of_ticket(
         kind = "blocked"
     else:
         return None
-    title = one_line(str(payload.get("title", "")), 512)
+    title = one_line(payload["title"], 512)
     return Notice(
         stable_id("ntf", "ticket", ticket_id, version),
         kind,
@@ -148,20 +150,20 @@ def of_ticket(
 
 
 def of_worker(
-    dispatch_id: str, version: int, payload: JsonObject, title: str, at: str
+    dispatch_id: str, version: int, payload: WorkerPayload, title: str, at: str
 ) -> Notice | None:
     """The notice a worker version is worth, if any: `parked`, or `limit` when it was ended at a
     bound of its sandbox (`limit: pids`, `memory`, `disk`: a failed attempt, retried)."""
-    ended = payload.get("end_reason")
-    if payload.get("health") == "stopped" and str(ended).startswith("limit: "):
+    ended = payload["end_reason"]
+    if payload["health"] == "stopped" and str(ended).startswith("limit: "):
         kind = "limit"
-        reason = one_line(str(payload.get("end_detail") or ended), 512)
-    elif payload.get("health") == "parked":
+        reason = one_line(str(payload["end_detail"] or ended), 512)
+    elif payload["health"] == "parked":
         kind = "parked"
-        reason = one_line(str(payload.get("health_reason") or "parked"), 512)
+        reason = one_line(payload["health_reason"] or "parked", 512)
     else:
         return None
-    ticket_id = str(payload.get("ticket_id"))
+    ticket_id = payload["ticket_id"]
     title = one_line(title, 512)
     return Notice(
         stable_id("ntf", "worker", dispatch_id, version),

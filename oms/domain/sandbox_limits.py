@@ -22,6 +22,7 @@ of the approved intent and `oms doctor` and `oms status` show it as a warning.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
 from oms.canonical import JsonObject
@@ -69,7 +70,7 @@ class SandboxLimits:
 KEYS = tuple(f.name for f in fields(SandboxLimits))
 
 
-def from_json(doc: JsonObject) -> SandboxLimits:
+def from_json(doc: Mapping[str, object]) -> SandboxLimits:
     """The bounds of a schema-valid `sandbox_limits` document (a launch spec's, an intent's)."""
     return _apply(SandboxLimits(), doc, "sandbox limits")
 
@@ -80,7 +81,7 @@ def parse(table: object, where: str, base: SandboxLimits | None = None) -> Sandb
     return _apply(base or SandboxLimits(), table if isinstance(table, dict) else {}, where)
 
 
-def _apply(base: SandboxLimits, table: JsonObject, where: str) -> SandboxLimits:
+def _apply(base: SandboxLimits, table: Mapping[str, object], where: str) -> SandboxLimits:
     out = base
     for key in KEYS:
         value = table.get(key)

@@ -30,9 +30,9 @@ States and events:
 
 from __future__ import annotations
 
-from oms.canonical import Json, JsonObject, access, equal, parse_ts
+from oms.canonical import JsonObject, equal, parse_ts
 from oms.domain.machine import Next, step, ticket_with, with_fields
-from oms.errors import InvalidInputError, LeaseError
+from oms.errors import IntegrityError, InvalidInputError, LeaseError
 from oms.limits import LIMITS
 from oms.schemas.payloads import TicketPayload
 from oms.schemas.payloads import TicketState as TicketState  # noqa: PLC0414 (re-exported)
@@ -90,7 +90,7 @@ def new(
 
 def lease(
     state: str,
-    payload: JsonObject,
+    payload: TicketPayload,
     *,
     worker_id: str,
     token: str,
@@ -117,7 +117,7 @@ def lease(
 
 def check_lease(
     state: str,
-    payload: JsonObject,
+    payload: TicketPayload,
     *,
     token: str,
     now: str,
@@ -129,7 +129,7 @@ def check_lease(
     attempt) and the lease has not expired at `now`."""
     if state != TicketState.LEASED:
         raise LeaseError(f"ticket is {state}, not leased")
-    held = access.text_or_none(payload, "lease_token")
+    held = payload["lease_token"]
     if held is None or not equal(held, token):
         raise LeaseError("lease token does not match the ticket's lease")
     if worker_id is not None and payload.get("worker_id") != worker_id:
@@ -138,25 +138,26 @@ def check_lease(
         raise LeaseError("ticket lease is bound to another session")
     if attempt is not None and payload.get("attempt") != attempt:
         raise LeaseError(f"ticket is on attempt {payload.get('attempt')} (expected {attempt})")
-    expires = access.text_or_none(payload, "lease_expires_at")
+    expires = payload["lease_expires_at"]
     if expires is None or parse_ts(expires) <= parse_ts(now):
         raise LeaseError(f"lease expired at {expires}")
 
 
 def renew(
-    state: str, payload: JsonObject, *, token: str, expires_at: str, now: str
+    state: str, payload: TicketPayload, *, token: str, expires_at: str, now: str
 ) -> Next[TicketPayload]:
     """Extend a live lease."""
     target = step("ticket", TABLE, state, "renew")
     check_lease(state, payload, token=token, now=now)
-    if parse_ts(expires_at) <= parse_ts(access.text(payload, "lease_expires_at")):
+    current = payload["lease_expires_at"]  # (set: `check_lease` refuses a lease without one)
+    if current is not None and parse_ts(expires_at) <= parse_ts(current):
         raise InvalidInputError(
             f"new expiry {expires_at} is not later than {payload['lease_expires_at']}"
         )
     return Next(target, ticket_with(payload, lease_expires_at=expires_at))
 
 
-def is_expired(state: str, payload: JsonObject, now: str) -> bool:
+def is_expired(state: str, payload: TicketPayload, now: str) -> bool:
     """True for a leased ticket whose lease has run out at `now`."""
     expires = payload.get("lease_expires_at")
     return (
@@ -166,7 +167,9 @@ def is_expired(state: str, payload: JsonObject, now: str) -> bool:
     )
 
 
-def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> Next[TicketPayload]:
+def expire(
+    state: str, payload: TicketPayload, *, now: str, evidence_ref: str
+) -> Next[TicketPayload]:
     """Return an expired lease's ticket to `open` for its next attempt."""
     target = step("ticket", TABLE, state, "expire")
     if not is_expired(state, payload, now):
@@ -177,7 +180,7 @@ def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> N
         target,
         ticket_with(
             payload,
-            attempt=access.integer(payload, "attempt") + 1,
+            attempt=payload["attempt"] + 1,
             lease_token=None,
             worker_id=None,
             session_id=None,
@@ -189,7 +192,7 @@ def expire(state: str, payload: JsonObject, *, now: str, evidence_ref: str) -> N
 
 
 def finish(
-    state: str, payload: JsonObject, *, outcome: str, token: str, now: str, reason: str | None
+    state: str, payload: TicketPayload, *, outcome: str, token: str, now: str, reason: str | None
 ) -> Next[TicketPayload]:
     """The lease holder ends the ticket: `done` or `blocked`."""
     if outcome not in ("done", "blocked"):
@@ -199,12 +202,12 @@ def finish(
     return Next(target, ticket_with(payload, lease_token=None, reason=reason))
 
 
-def block(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayload]:
+def block(state: str, payload: TicketPayload, *, reason: str) -> Next[TicketPayload]:
     """A person blocks an open ticket."""
     return Next(step("ticket", TABLE, state, "block"), ticket_with(payload, reason=reason))
 
 
-def _check_attempt(payload: JsonObject, session_id: str, attempt: int) -> None:
+def _check_attempt(payload: TicketPayload, session_id: str, attempt: int) -> None:
     if payload.get("session_id") != session_id or payload.get("attempt") != attempt:
         raise LeaseError(
             f"ticket is on attempt {payload.get('attempt')} of "
@@ -214,7 +217,7 @@ def _check_attempt(payload: JsonObject, session_id: str, attempt: int) -> None:
 
 def retry(
     state: str,
-    payload: JsonObject,
+    payload: TicketPayload,
     *,
     session_id: str,
     attempt: int,
@@ -244,7 +247,7 @@ def retry(
 
 def give_up(
     state: str,
-    payload: JsonObject,
+    payload: TicketPayload,
     *,
     session_id: str,
     attempt: int,
@@ -265,13 +268,13 @@ def give_up(
     )
 
 
-def _kept(payload: JsonObject, failure: JsonObject) -> list[Json]:
-    failures = [*(access.array(payload, "failures") if "failures" in payload else []), failure]
+def _kept(payload: TicketPayload, failure: JsonObject) -> list[object]:
+    failures: list[object] = [*payload.get("failures", []), failure]
     return failures[-LIMITS.ticket_failures_kept :]
 
 
 def complete(
-    state: str, payload: JsonObject, *, session_id: str, attempt: int, reason: str
+    state: str, payload: TicketPayload, *, session_id: str, attempt: int, reason: str
 ) -> Next[TicketPayload]:
     """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
     target = step("ticket", TABLE, state, "complete")
@@ -281,7 +284,7 @@ def complete(
 
 def new_session(
     state: str,
-    payload: JsonObject,
+    payload: TicketPayload,
     *,
     session_id: str,
     attempt: int,
@@ -292,7 +295,10 @@ def new_session(
     `now`)."""
     target = step("ticket", TABLE, state, "new-session")
     _check_attempt(payload, session_id, attempt)
-    check_lease(state, payload, token=access.text(payload, "lease_token"), now=now)
+    token = payload["lease_token"]
+    if token is None:
+        raise IntegrityError("field 'lease_token' is not text")
+    check_lease(state, payload, token=token, now=now)
     if fresh == session_id:
         raise InvalidInputError("a new session needs a new session id")
     return Next(target, ticket_with(payload, session_id=fresh))
@@ -300,7 +306,7 @@ def new_session(
 
 def wait(
     state: str,
-    payload: JsonObject,
+    payload: TicketPayload,
     *,
     reason: str,
     session_id: str | None,
@@ -328,14 +334,14 @@ def wait(
     )
 
 
-def reopen(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayload]:
+def reopen(state: str, payload: TicketPayload, *, reason: str) -> Next[TicketPayload]:
     """A person sends a blocked ticket back to the queue for its next attempt, now (ADR 0031)."""
     target = step("ticket", TABLE, state, "reopen")
     return Next(
         target,
         ticket_with(
             payload,
-            attempt=access.integer(payload, "attempt") + 1,
+            attempt=payload["attempt"] + 1,
             lease_token=None,
             worker_id=None,
             session_id=None,
@@ -348,14 +354,14 @@ def reopen(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayloa
     )
 
 
-def retry_now(state: str, payload: JsonObject, *, reason: str) -> Next[TicketPayload]:
+def retry_now(state: str, payload: TicketPayload, *, reason: str) -> Next[TicketPayload]:
     """A person starts an open ticket's next attempt without waiting for its backoff."""
     target = step("ticket", TABLE, state, "retry-now")
     return Next(target, ticket_with(payload, reason=reason, retry_after=None))
 
 
 def request_changes(
-    state: str, payload: JsonObject, *, attempt: int, carried: JsonObject, reason: str
+    state: str, payload: TicketPayload, *, attempt: int, carried: JsonObject, reason: str
 ) -> Next[TicketPayload]:
     """A person asks for changes to the done attempt `attempt`'s result (ADR 0039): its next attempt
     is open now, a follow-up carrying `carried` (its dispatch's intent copies it)."""

@@ -103,11 +103,13 @@ def set_activity(
     return Next(target, worker_with(ended, updated_at=now, end_detail=end_detail))
 
 
-def mark_parked(state: str, payload: JsonObject, *, now: str, reason: str) -> Next[WorkerPayload]:
+def mark_parked(
+    state: str, payload: WorkerPayload, *, now: str, reason: str
+) -> Next[WorkerPayload]:
     """A parked worker stays parked, for another reason (e.g. its attempt was fenced while it was
     parked)."""
-    if payload.get("health") != Health.PARKED:
-        raise IllegalTransitionError("worker health", str(payload.get("health")), "mark-parked")
+    if payload["health"] != "parked":
+        raise IllegalTransitionError("worker health", payload["health"], "mark-parked")
     return Next(state, worker_with(payload, updated_at=now, health_reason=reason))
 
 
@@ -123,7 +125,7 @@ def set_health(
 
 def change(
     state: str,
-    payload: JsonObject,
+    payload: Payload,
     *,
     now: str,
     health: str | None = None,
@@ -153,7 +155,7 @@ def unsalvaged(error: str) -> str:
 
 def end(
     state: str,
-    payload: JsonObject,
+    payload: WorkerPayload,
     *,
     now: str,
     end_reason: str,
@@ -164,7 +166,7 @@ def end(
     `blocked`, and the end reason recorded — the first one stays; `salvage` (the `salvage_*` fields
     naming where its uncommitted work was kept) is recorded with it, and a salvage that failed is
     said in the end's detail too. None when nothing is left to change."""
-    health = Health.STOPPED if payload.get("health") != Health.STOPPED else None
+    health = Health.STOPPED if payload["health"] != "stopped" else None
     activity = Activity.BLOCKED if state in (Activity.IDLE, Activity.WORKING) else None
     if health is None and activity is None:
         return None

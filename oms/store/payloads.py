@@ -87,6 +87,15 @@ def worker_payload(record: Record) -> WorkerPayload:
     return cast("WorkerPayload", _of(record, "worker"))
 
 
+def text_set(value: str | None, key: str) -> str:
+    """A nullable text field of a typed payload that must be set by now (a ticket's `session_id`
+    once leased, a dispatch's `accepted_at` once accepted): its value, or the IntegrityError
+    `access.text` raises for it (the check is the point of such a read)."""
+    if value is None:
+        raise IntegrityError(f"field {key!r} is not text")
+    return value
+
+
 def as_json(payload: Typed) -> JsonObject:
     """A payload built as its kind's TypedDict (or a part of one), handed on as the JSON object it
     is: no copy, no conversion (the store validates a version before it writes it)."""

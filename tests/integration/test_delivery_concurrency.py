@@ -36,7 +36,7 @@ def make_events(chain: Chain, count: int) -> list[str]:
 
 @pytest.mark.slow
 def test_eight_deliverers_race_for_every_event_and_each_launches_once(deliverable: Chain) -> None:
-    # each worker exits at once (its supervisor records the exit): live agents are not the point here
+    # each worker exits at once (its supervisor records the exit): live agents are not the point
     events = make_events(deliverable, EVENTS)
     children = [
         subprocess.Popen(

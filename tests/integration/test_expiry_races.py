@@ -14,6 +14,7 @@ from pathlib import Path
 from oms.domain import tickets as machine
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
+from oms.store.payloads import ticket_payload
 from tests.chain import Chain, Clock
 
 
@@ -153,4 +154,4 @@ def test_renewals_racing_expiries_from_several_processes_expire_once_and_leave_n
     expiries = [r for r in history if r.operation_id.startswith("tkt-expire")]
     assert [r.payload["attempt"] for r in expiries] == [2], [r.operation_id for r in history]
     assert (final.state, final.payload["attempt"]) == ("open", 2), final
-    assert not machine.is_expired(final.state, final.payload, late()), final
+    assert not machine.is_expired(final.state, ticket_payload(final), late()), final

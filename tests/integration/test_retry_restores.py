@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from oms.canonical import access
 from oms.services.checkout import planned as checkout
 from oms.services.checkout import salvage
+from oms.store.payloads import dispatch_payload
 from tests.chain import Chain, next_attempt
 from tests.helpers import git
 
@@ -91,10 +92,10 @@ def test_each_lapse_is_salvaged_once_and_the_next_attempt_starts_clean(
                 kept = salvage.keep(ws, dispatch, "ended")
             assert kept is None or kept.error is None, kept
         dispatch = next_attempt(chain, ticket, dispatch)
-        payload = dispatch.payload
+        payload = dispatch_payload(dispatch)
         checkout.ready(payload, None, str(chain.repo), bound=False)  # what a launch does first
         checkout.verify(payload, str(chain.repo))  # clean, at its start commit
-        start = access.text(payload, "worktree_start_commit")
+        start = payload["worktree_start_commit"]
         assert _files(worktree) == _committed(chain.repo, start)
         held = _salvages(chain.repo, ticket)
         assert len(set(held.values())) == len(held), held  # no two refs keep the same work

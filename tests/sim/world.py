@@ -21,6 +21,7 @@ from oms.domain import attempt as attempt_rules
 from oms.domain import conductor as rules
 from oms.domain import fence, pool, tickets
 from oms.domain import launch as launch_machine
+from oms.schemas.payloads import TicketPayload
 from oms.store.payloads import as_json
 
 T0 = "2026-12-01T00:00:00.000Z"
@@ -52,7 +53,7 @@ class Ticket:
 
     ticket_id: str
     state: str
-    payload: JsonObject
+    payload: TicketPayload
     completed: int = 0  # how many attempts completed it (nothing done twice)
 
 
@@ -80,7 +81,7 @@ class World:
             created_at=self.now,
             repository_root="/repo",
         )
-        self.tickets[ticket_id] = Ticket(ticket_id, nxt.state, as_json(nxt.payload))
+        self.tickets[ticket_id] = Ticket(ticket_id, nxt.state, nxt.payload)
         self.log.append(f"add {ticket_id}")
 
     def live(self) -> list[Attempt]:
@@ -92,7 +93,7 @@ class World:
         ticket = self.tickets[a.ticket_id]
         over = (fence.dispatch_lapse(a.state, None), fence.worker_lapse(a.health))
         fenced = (
-            fence.lease_lapse(a.payload, ticket.state, ticket.payload, self.now),
+            fence.lease_lapse(a.payload, ticket.state, as_json(ticket.payload), self.now),
             fence.parked_by_fence(a.health, a.health_reason),
         )
         return fence.judge(over, fenced, result=a.result is not None)
@@ -165,7 +166,7 @@ class World:
         for t in self.tickets.values():
             if tickets.is_expired(t.state, t.payload, self.now):
                 nxt = tickets.expire(t.state, t.payload, now=self.now, evidence_ref="ev-lapse")
-                t.state, t.payload = nxt.state, as_json(nxt.payload)
+                t.state, t.payload = nxt.state, nxt.payload
                 self.log.append(f"expire {t.ticket_id}")
 
     def deadlines(self) -> None:
@@ -181,7 +182,7 @@ class World:
     def renew(self) -> None:
         for a in self.live():
             t = self.tickets[a.ticket_id]
-            if fence.lease_lapse(a.payload, t.state, t.payload, self.now) is not None:
+            if fence.lease_lapse(a.payload, t.state, as_json(t.payload), self.now) is not None:
                 continue
             expires = t.payload.get("lease_expires_at")
             if rules.renew_due(
@@ -194,7 +195,7 @@ class World:
                     expires_at=add_ms(self.now, LEASE_MINUTES * 60_000),
                     now=self.now,
                 )
-                t.state, t.payload = nxt.state, as_json(nxt.payload)
+                t.state, t.payload = nxt.state, nxt.payload
 
     def ended(self, a: Attempt) -> tuple[str, str] | None:
         """`resolve.ended_attempt`, over the sim's records."""
@@ -216,7 +217,7 @@ class World:
             step = attempt_rules.decide(
                 t.ticket_id,
                 t.state,
-                t.payload,
+                as_json(t.payload),
                 dispatch_id=a.dispatch_id,
                 attempt=int(str(a.payload["attempt"])),
                 status=status,
@@ -260,7 +261,7 @@ class World:
                 reason=step.reason,
                 failure=step.failure,
             )
-        t.state, t.payload = nxt.state, as_json(nxt.payload)
+        t.state, t.payload = nxt.state, nxt.payload
 
     def held(self) -> dict[str, str]:
         """`conductor/pool.Occupancy`: slot -> ticket, leased to it or whose worker runs there."""
@@ -281,10 +282,8 @@ class World:
                     t.ticket_id,
                     t.state,
                     None,
-                    str(t.payload["created_at"]),
-                    t.payload.get("retry_after")  # type: ignore[arg-type]
-                    if isinstance(t.payload.get("retry_after"), str)
-                    else None,
+                    t.payload["created_at"],
+                    t.payload.get("retry_after"),
                 )
                 for t in self.tickets.values()
             ),
@@ -309,7 +308,7 @@ class World:
             expires_at=add_ms(self.now, LEASE_MINUTES * 60_000),
             now=self.now,
         )
-        t.state, t.payload = nxt.state, as_json(nxt.payload)
+        t.state, t.payload = nxt.state, nxt.payload
         a = Attempt(
             f"dsp-{t.ticket_id}-{n}",
             t.ticket_id,
@@ -352,7 +351,7 @@ class World:
             return launch_machine.ActivationFailed("not taken", None)
         if step is S.FENCE:
             t = self.tickets[a.ticket_id]
-            lapse = fence.lease_lapse(a.payload, t.state, t.payload, self.now)
+            lapse = fence.lease_lapse(a.payload, t.state, as_json(t.payload), self.now)
             return launch_machine.FenceSeen(None if lapse is None else fence.reason((lapse,)))
         if fails and step in launch_machine.DECIDES_FAILURE:
             return launch_machine.Failed(step, "refused")
@@ -387,15 +386,14 @@ class World:
             if live:
                 live_per_ticket.setdefault(a.ticket_id, []).append(a.dispatch_id)
             t = self.tickets[a.ticket_id]
-            if fence.lease_lapse(a.payload, t.state, t.payload, self.now) is not None:
+            if fence.lease_lapse(a.payload, t.state, as_json(t.payload), self.now) is not None:
                 assert not live, f"{a.dispatch_id}'s lease lapsed, not fenced"
         for ticket_id, both in live_per_ticket.items():
             assert len(both) <= 1, f"{ticket_id} has two live attempts: {both}"
         for t in self.tickets.values():
             assert t.completed <= 1, f"{t.ticket_id} done {t.completed} times"
-            failures = t.payload.get("failures")
-            for f in failures if isinstance(failures, list) else []:
-                reason = str(f.get("reason", "")) if isinstance(f, dict) else ""
+            for f in t.payload.get("failures", []):
+                reason = f["reason"]
                 assert not reason.startswith(rules.CONFIG), f"{t.ticket_id} counted a fault"
         held = self.held()
         assert len(held) <= self.max_workers, f"the pool runs {len(held)}: {held}"

@@ -1,6 +1,11 @@
 """mypy catches a misspelt payload key, a misspelt state and a value outside an enum once a payload
 is read (or a new version's payload built) through its TypedDict (docs/adr/0044-typed-payloads.md);
-the same reads and writes of a `JsonObject` pass unseen. What is still read untyped is counted."""
+the same reads and writes of a `JsonObject` pass unseen. What is still read untyped is counted:
+none in the services, the demo, the adapters and the CLI but an event's payload (no kind of its
+own, so no TypedDict), a ticket id read across every record kind, and the pool's payload before
+its first record (LEFT says each); the rest is in `domain/` and `store/verify.py`, which the
+accessors do not reach (see ALLOWANCE for each and why: typing it is a machine's change of its
+own)."""
 
 from __future__ import annotations
 
@@ -88,28 +93,50 @@ def test_mypy_refuses_a_misspelt_key_state_or_value(
 # through its kind's accessor (`oms/store/payloads.py`) a payload is a TypedDict and its reads are
 # checked; what is still read this way is counted here (docs/adr/0044-typed-payloads.md).
 PACKAGE = REPO / "oms"
-# converted whole (ADR 0044's amendment, branch typed2): what is left there, each with its reason
-CONVERTED = (
-    "oms/services/web/",
-    "oms/services/finishing/",
-    "oms/services/proxy/",
-    "oms/services/doors/",
-)
+# converted whole (ADR 0044's amendments, branches typed2 and typed3): every read of a record's
+# payload there goes through its accessor; what is left there is listed in LEFT, each with why
+CONVERTED = ("oms/services/", "oms/demo/", "oms/adapters/", "oms/cli/")
+_EVENT = "an event's payload: only record kinds have a generated TypedDict"
 _MERGE_BEGUN = "a merge-begun event's payload: only record kinds have a generated TypedDict"
+_POOL = (
+    "the pool's payload as `pool.current` gives it: before a first record, the config's initial "
+    "one, which the pool machine (`domain/pool.py`) builds as JSON"
+)
 LEFT: dict[tuple[str, str, str], str] = {
     ("oms/services/finishing/finish.py", "_begin", "dispatch_id"): _MERGE_BEGUN,
     ("oms/services/finishing/finish.py", "_begin", "commit"): _MERGE_BEGUN,
     ("oms/services/finishing/finish.py", "_merge_evidence", "ticket_id"): _MERGE_BEGUN,
     ("oms/services/finishing/finish.py", "_evidence_of_begun", "merged"): _MERGE_BEGUN,
+    ("oms/services/delivery/once.py", "deliver", "dispatch_id"): _EVENT,
+    ("oms/services/notify/notices.py", "deliver", "kind"): _EVENT,
+    ("oms/services/admin/compaction.py", "_Parts.__init__", "ticket_id"): (
+        "the ticket of a record of any kind (each kind's payload names it): one loop over kinds"
+    ),
+    ("oms/cli/pool_cmds.py", "_show", "slots"): _POOL,
+    ("oms/cli/pool_cmds.py", "_show", "next_index"): _POOL,
 }
-# every such read in oms/: 184 before this count (the four packages above held 78 of them), 110
-# after; the rest are in domain/ (pure functions of a `JsonObject`), checkout/, the demo, chain/'s
-# event payloads and the few ADR 0044 names. Lower it as reads are converted; never raise it.
-ALLOWANCE = 110
+# every such read in oms/: 184 before this count (ADR 0044, typed2), 110 after typed2, 23 after
+# typed3. Those 23: the 9 in LEFT, and 14 in the two layers below the services that the
+# accessors do not reach. `domain/` (12): the session gate (`gate.py`, 9) builds a session's
+# next payload key by key from a copy, and defaults keys a session recorded before oms kept
+# them; the pool machine (2) works on JSON from its initial payload on;
+# `dispatches.capture_intent` (1) copies the intent's fields by a name held in a variable, which
+# a TypedDict refuses. `store/verify.py` (2) reads a ticket's content digest as it checks the
+# records it finds, before any of them is trusted. Each is a change of its own (a machine typed
+# through); lower this as reads are converted; never raise it.
+ALLOWANCE = 23
 
 
 def _is_payload(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "payload"
+    """`x.payload`, but not `nxt.payload`: the services name `nxt` the `Next[KindPayload]` a
+    domain machine returns, whose payload is its kind's TypedDict (mypy proves it where it is
+    handed to `as_json`, which takes nothing else)."""
+    named_next = isinstance(node, ast.Attribute) and _is_name(node.value, "nxt")
+    return isinstance(node, ast.Attribute) and node.attr == "payload" and not named_next
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _binds_payload(value: ast.expr) -> bool:
@@ -194,7 +221,9 @@ def f(rec, other, payload: JsonObject):
     p = rec.payload
     q = dict(other.payload)
     typed = worker_payload(rec)
-    return (rec.payload["a"], p.get("b"), access.text(q, "c"), payload["d"], typed["e"])
+    nxt = machine.stop(rec.state, typed)
+    return (rec.payload["a"], p.get("b"), access.text(q, "c"), payload["d"], typed["e"],
+            nxt.payload["f"])
 """
     found = untyped_reads("m.py", ast.parse(source))
     assert [key for _, _, key in found] == ["a", "b", "c", "d"], found

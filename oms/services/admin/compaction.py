@@ -32,6 +32,7 @@ from oms.store.events import EVENTS_DIR
 from oms.store.evidence import EVIDENCE_DIR
 from oms.store.ledger import line_key, read_chain
 from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
+from oms.store.payloads import worker_payload
 
 
 @dataclass
@@ -153,7 +154,7 @@ class _Parts:
             state=ticket.state,
             ended_ms=parse_ts(ticket.observed_at),
             dispatches=dispatches,
-            workers=tuple((r.record_id, str(r.payload.get("health"))) for r in recs["worker"]),
+            workers=tuple((r.record_id, worker_payload(r)["health"]) for r in recs["worker"]),
             sessions=tuple((r.record_id, r.state) for r in recs["session"]),
             registered_panes=tuple(
                 d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))

@@ -10,6 +10,7 @@ worker, token, session, attempt, expiry), and the worktree record.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from oms.adapters import programs
 from oms.canonical import Json, JsonObject, access, equal, sha256_hex
@@ -23,7 +24,10 @@ from oms.services.workspace import Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import Head, committed_instructions, uncommitted
 from oms.store import Record
-from oms.store.payloads import dispatch_payload
+from oms.store.payloads import dispatch_payload, ticket_payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +135,11 @@ def role_fields(
 
 
 def check_role(
-    ws: Workspace, configured: Role, policy: Policy, payload: JsonObject, head: Head | None = None
+    ws: Workspace,
+    configured: Role,
+    policy: Policy,
+    payload: DispatchPayload,
+    head: Head | None = None,
 ) -> str:
     """What runs is what was approved: `role_fields` now must be the intent's, and nothing of the
     role may differ in the working tree. The refusal names the fields; returns the instructions it
@@ -144,7 +152,7 @@ def check_role(
             configured,
             policy,
             instructions,
-            provider_id if isinstance(provider_id, str) else None,
+            provider_id,
         )
     except (
         ConfigError
@@ -183,7 +191,7 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
         check_approval(ws, dispatch, policy, intent)
     config = ws.config()
     configured = role(config, payload["role_id"])
-    instructions = check_role(ws, configured, policy, dispatch.payload, head)
+    instructions = check_role(ws, configured, policy, payload, head)
     if payload["capabilities"] != worker_capabilities(policy, configured.role_id):
         raise AuthorityChangedError(
             "dispatch capabilities are not exactly repository-read, ticket-worktree-write"
@@ -192,7 +200,7 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
     try:
         tickets.check_lease(
             ticket.state,
-            ticket.payload,
+            ticket_payload(ticket),
             token=payload["lease_token"],
             now=ws.now(),
             worker_id=payload["worker_id"],
@@ -201,7 +209,8 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
         )
     except LeaseError as exc:
         raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc
-    if payload.get("changes_requested") != ticket.payload.get("changes_requested"):  # ADR 0039
+    asked = ticket_payload(ticket).get("changes_requested")
+    if payload.get("changes_requested") != asked:  # ADR 0039
         raise AuthorityChangedError("the changes requested of the ticket are not the dispatch's")
     worktree = ws.store.worktrees.get(ticket.record_id)
     if worktree is None:

@@ -50,7 +50,7 @@ from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import uncommitted
 from oms.store import Change, Record
-from oms.store.payloads import as_json, dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, text_set, ticket_payload
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import DispatchPayload
@@ -137,7 +137,7 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
     operation id was taken 'with a different change'). One that was delivered ran as the attempt:
     a new dispatch is a new attempt."""
     attempt = ticket_payload(ticket)["attempt"]
-    session = access.text(ticket.payload, "session_id")
+    session = text_set(ticket_payload(ticket)["session_id"], "session_id")
     dispatch_id = stable_id("dsp", ticket.record_id, attempt, session)
     ended = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if ended is None or ended.state not in (DispatchState.CANCELLED, DispatchState.REJECTED):
@@ -154,8 +154,8 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
 
 def _changes(ticket: Record) -> JsonObject:
     """A follow-up's requested changes (ADR 0039), which its intent carries."""
-    found = ticket.payload.get("changes_requested")
-    return {"changes_requested": found} if isinstance(found, dict) else {}
+    found = ticket_payload(ticket).get("changes_requested")
+    return {"changes_requested": as_json(found)} if found is not None else {}
 
 
 def propose(
@@ -175,7 +175,10 @@ def propose(
             f"ticket {ticket_id} is {ticket.state}; lease it before proposing a dispatch", hint=hint
         )
     ticket_machine.check_lease(
-        ticket.state, ticket.payload, token=access.text(ticket.payload, "lease_token"), now=ws.now()
+        ticket.state,
+        ticket_payload(ticket),
+        token=text_set(ticket_payload(ticket)["lease_token"], "lease_token"),
+        now=ws.now(),
     )
     ticket = _session_for(ws, ticket)
     config = ws.config()
@@ -210,7 +213,10 @@ def propose(
     provider_id = _route(ws, configured, provider)
     attempt = ticket_payload(ticket)["attempt"]
     dispatch_id = stable_id(
-        "dsp", ticket.record_id, attempt, access.text(ticket.payload, "session_id")
+        "dsp",
+        ticket.record_id,
+        attempt,
+        text_set(ticket_payload(ticket)["session_id"], "session_id"),
     )
     fields: JsonObject = {
         "ticket_id": ticket.record_id,
@@ -330,7 +336,7 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     if ticket_payload(ticket)["source"] == "github":
         live.disclose(
             ws,
-            access.text(ticket.payload, "repository"),
+            text_set(ticket_payload(ticket)["repository"], "repository"),
             operation="advisor-review",
             surface=reviewer.transport.replace("_", "-"),
             subject_id=dispatch.record_id,
@@ -462,7 +468,7 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
         for r in ws.store.records("dispatch").history(dispatch.record_id)
         if r.state == DispatchState.ACCEPTED
     )
-    at = access.text(accepted.payload, "accepted_at")
+    at = text_set(dispatch_payload(accepted)["accepted_at"], "accepted_at")
     nxt = workers.new(dispatch.record_id, accepted.payload, updated_at=at, host=ws.host())
     ws.store.records("worker").create(
         dispatch.record_id,
@@ -472,7 +478,7 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
         actor=SYSTEM_ACTOR,
         observed_at=at,
     )
-    event_id = access.text(accepted.payload, "delivery_event_id")
+    event_id = text_set(dispatch_payload(accepted)["delivery_event_id"], "delivery_event_id")
     ws.store.events.create(
         event_id,
         DELIVERY_EVENT,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from oms.canonical import access, stable_id
+from oms.canonical import stable_id
 from oms.domain import fence, workers
 from oms.domain.machine import Next
 from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
@@ -26,6 +26,7 @@ from oms.store import Record
 from oms.store.payloads import (
     authorization_payload,
     dispatch_payload,
+    text_set,
     ticket_payload,
     worker_payload,
 )
@@ -61,7 +62,7 @@ def _authority(records: Reads, dispatch: Record, now: str) -> list[str | None]:
     ticket = records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     lapses = [fence.lease_lapse(dispatch.payload, ticket.state, ticket.payload, now)]
     if ticket_payload(ticket).get("source") == "github":
-        repository = access.text(ticket.payload, "repository")
+        repository = text_set(ticket_payload(ticket)["repository"], "repository")
         auth = records("authorization").read_if_exists(live.authorization_id(repository))
         lapses.append(
             fence.authorization_lapse(
@@ -122,7 +123,9 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
                 is not None
             ):
                 return None
-            return workers.mark_parked(worker.state, worker.payload, now=now, reason=one_line(why))
+            return workers.mark_parked(
+                worker.state, worker_payload(worker), now=now, reason=one_line(why)
+            )
         return workers.set_health(
             worker.state, worker.payload, "parked", now=now, reason=one_line(why)
         )

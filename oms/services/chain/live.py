@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from oms.canonical import JsonObject, access, next_after, stable_id
+from oms.canonical import JsonObject, next_after, stable_id
 from oms.domain import live as machine
 from oms.domain.github import check_repository
 from oms.errors import AuthorityChangedError, InvalidInputError, one_line
 from oms.schemas.payloads import AuthorizationState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
-from oms.store.payloads import as_json, dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, text_set, ticket_payload
 
 _PERSON_BAD = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -108,7 +108,7 @@ def disclose_worker(
         return
     disclose(
         ws,
-        access.text(ticket.payload, "repository"),
+        text_set(ticket_payload(ticket)["repository"], "repository"),
         operation=operation,
         surface=surface,
         subject_id=dispatch_payload(dispatch)["session_id"],

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from oms.canonical import JsonObject, access, add_ms, equal, operation_nonce, parse_ts, stable_id
+from oms.canonical import JsonObject, add_ms, equal, operation_nonce, parse_ts, stable_id
 from oms.domain import own_pane, workers
 from oms.domain.machine import Next
 from oms.errors import AuthorityChangedError, ConflictError
@@ -30,7 +30,7 @@ from oms.schemas.payloads import SessionState, WorkerState
 from oms.services.chain import worker_moves
 from oms.services.workspace import Workspace
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, worker_payload
+from oms.store.payloads import dispatch_payload, text_set, worker_payload
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import WorkerPayload
@@ -40,7 +40,9 @@ CONSUMER = "oms-worker-delivery"
 
 def expected_nonce(dispatch: Record) -> str:
     """The nonce of the dispatch's delivery."""
-    return operation_nonce(access.text(dispatch.payload, "delivery_event_id"), CONSUMER)
+    return operation_nonce(
+        text_set(dispatch_payload(dispatch)["delivery_event_id"], "delivery_event_id"), CONSUMER
+    )
 
 
 def _check(dispatch: Record, nonce: str | None, channel: str) -> str:

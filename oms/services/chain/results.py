@@ -35,7 +35,7 @@ from oms.services.chain import fence, worker_moves
 from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import Workspace
 from oms.store import Change, Record
-from oms.store.payloads import as_json, dispatch_payload
+from oms.store.payloads import as_json, dispatch_payload, text_set
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import WorkerPayload
@@ -61,7 +61,9 @@ def verify_commit(
     an agent's own commit checked in a tree job.
     """
     path = dispatch_payload(dispatch)["worktree_path"]
-    unsafe = tree_job.unsafe_of(dispatch.payload)  # (no cgroup where its approved limits say so)
+    unsafe = tree_job.unsafe_of(
+        dispatch_payload(dispatch)
+    )  # (no cgroup where its approved limits say so)
     if COMMIT.fullmatch(commit) is None:
         raise InvalidInputError(f"result_commit {commit[:70]!r} is not a full commit id")
     linked = git.linked_worktree(repository, path)
@@ -121,7 +123,7 @@ def commit_leftovers(dispatch: Record, summary: str, repository: str) -> tuple[s
     subject = one_line(first, 200) or "oms result"  # printable: no terminal escapes in `git log`
     why = f"Committed by oms for dispatch {dispatch.record_id}: the agent left it uncommitted."
     job = _commit_job(dispatch, linked, None, f"{subject}\n\n{why}\n")
-    unsafe = tree_job.unsafe_of(dispatch.payload)
+    unsafe = tree_job.unsafe_of(dispatch_payload(dispatch))
     writes = ("objects",)
     done = tree_job.run_job("commit", repository, linked, job, writable=writes, unsafe_none=unsafe)
     made = access.text(done, "commit")
@@ -202,7 +204,7 @@ def _record_locked(
         DispatchState.RESULT_RECEIVED,
         DispatchState.RESOLVED,
     ):  # a retry: the same result again, or a refusal
-        ref = access.text(dispatch.payload, "result_evidence")
+        ref = text_set(dispatch_payload(dispatch)["result_evidence"], "result_evidence")
         previous = access.obj(ws.store.evidence.get(ref).body, "payload")
         same_commit = commit is None or commit == previous["result_commit"]
         if (previous["status"], previous["summary"]) != (status, summary) or not same_commit:
@@ -266,9 +268,8 @@ def finish_recorded(ws: Workspace, dispatch: Record) -> None:
     `record_result` must not end it otherwise (the worker and the dispatch agree)."""
     if dispatch.state not in (DispatchState.RESULT_RECEIVED, DispatchState.RESOLVED):
         return
-    result = access.obj(
-        ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
-    )
+    ref = text_set(dispatch_payload(dispatch)["result_evidence"], "result_evidence")
+    result = access.obj(ws.store.evidence.get(ref).body, "payload")
     with suppress_faults():  # (a worktree gone since: nothing to land)
         _land(ws, dispatch, result.get("result_commit"))
     _finish_worker(

@@ -39,7 +39,7 @@ from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace, launch_paths
 from oms.store import Change, Record
-from oms.store.payloads import as_json, dispatch_payload, ticket_payload
+from oms.store.payloads import as_json, dispatch_payload, text_set, ticket_payload
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import TicketPayload
@@ -224,8 +224,8 @@ def _not_open(ticket: Record) -> str:
     """What to do about a ticket that is not open to a lease."""
     tid = ticket.record_id
     if ticket.state == TicketState.LEASED:
-        holder = access.text(ticket.payload, "worker_id")
-        until = access.text(ticket.payload, "lease_expires_at")
+        holder = text_set(ticket_payload(ticket)["worker_id"], "worker_id")
+        until = text_set(ticket_payload(ticket)["lease_expires_at"], "lease_expires_at")
         return (
             f"it is leased to {holder} until {until}: that worker goes on with its token "
             f"($OMS_LEASE_TOKEN), or `oms ticket expire` returns it to open once the lease lapses"
@@ -251,7 +251,7 @@ def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = N
     now = ws.now()
     nxt = machine.lease(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         worker_id=worker_id,
         token=token,
         session_id=new_uuid(),
@@ -269,7 +269,7 @@ def renew(ws: Workspace, ticket_id: str, token: str, minutes: int | None = None)
     now = ws.now()
     nxt = machine.renew(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         token=token,
         expires_at=add_ms(now, duration * 60_000),
         now=now,
@@ -282,7 +282,7 @@ def finish(ws: Workspace, ticket_id: str, token: str, outcome: str, reason: str 
     ticket = get(ws, ticket_id)
     nxt = machine.finish(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         outcome=outcome,
         token=token,
         now=ws.now(),
@@ -294,7 +294,7 @@ def finish(ws: Workspace, ticket_id: str, token: str, outcome: str, reason: str 
 def block(ws: Workspace, ticket_id: str, reason: str) -> Record:
     """A person blocks an open ticket."""
     ticket = get(ws, ticket_id)
-    nxt = machine.block(ticket.state, ticket.payload, reason=_reason(reason))
+    nxt = machine.block(ticket.state, ticket_payload(ticket), reason=_reason(reason))
     return _transition(ws, ticket, nxt, stable_id("tkt-block", ticket.record_id, ticket.version))
 
 
@@ -305,7 +305,7 @@ def retry(
     `retry_after`."""
     nxt = machine.retry(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         session_id=session_id,
         attempt=access.integer(failure, "attempt"),
         failure=failure,
@@ -332,7 +332,7 @@ def give_up(
     the attempt's `failure` with the others)."""
     nxt = machine.give_up(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         session_id=session_id,
         attempt=attempt,
         reason=_reason(reason),
@@ -346,7 +346,11 @@ def complete(
 ) -> Record:
     """The attempt bound to `session_id` recorded a completed result: the ticket is done."""
     nxt = machine.complete(
-        ticket.state, ticket.payload, session_id=session_id, attempt=attempt, reason=_reason(reason)
+        ticket.state,
+        ticket_payload(ticket),
+        session_id=session_id,
+        attempt=attempt,
+        reason=_reason(reason),
     )
     return _transition(ws, ticket, nxt, stable_id("tkt-complete", ticket.record_id, attempt))
 
@@ -356,8 +360,8 @@ def new_session(ws: Workspace, ticket: Record) -> Record:
     accepted (cancelled, rejected), and a new proposal needs a dispatch id of its own."""
     nxt = machine.new_session(
         ticket.state,
-        ticket.payload,
-        session_id=access.text(ticket.payload, "session_id"),
+        ticket_payload(ticket),
+        session_id=text_set(ticket_payload(ticket)["session_id"], "session_id"),
         attempt=ticket_payload(ticket)["attempt"],
         fresh=new_uuid(),
         now=ws.now(),
@@ -375,7 +379,7 @@ def wait_for_person(ws: Workspace, ticket: Record, reason: str) -> Record:
     session_id = ticket_payload(ticket).get("session_id")
     nxt = machine.wait(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         reason=_reason(reason),
         session_id=session_id if isinstance(session_id, str) else None,
         attempt=ticket_payload(ticket)["attempt"],
@@ -402,9 +406,9 @@ def reopen(
     why = _reason(reason)
     said = f"reopened by {one_line(person, 80)}: {why}"
     if ticket.state == machine.TicketState.BLOCKED:
-        nxt = machine.reopen(ticket.state, ticket.payload, reason=said)
+        nxt = machine.reopen(ticket.state, ticket_payload(ticket), reason=said)
     elif ticket.state == machine.TicketState.OPEN and now_only:
-        nxt = machine.retry_now(ticket.state, ticket.payload, reason=said)
+        nxt = machine.retry_now(ticket.state, ticket_payload(ticket), reason=said)
     else:
         hint = _reopen_hint(ws, ticket)
         raise IllegalTransitionError("ticket", ticket.state, "reopen", hint=hint)
@@ -479,7 +483,7 @@ def expire_due(
     for ticket in latest.in_states((machine.TicketState.LEASED,)):
         ticket_id = ticket.record_id
         try:
-            if not machine.is_expired(ticket.state, ticket.payload, now):
+            if not machine.is_expired(ticket.state, ticket_payload(ticket), now):
                 continue
             kept = None if keep is None else keep(ticket)
             if kept is not None:
@@ -509,7 +513,7 @@ def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
         except VersionConflictError:
             ticket = ws.store.records("ticket").read(ticket.record_id)
             if ticket.state != machine.TicketState.LEASED or not machine.is_expired(
-                ticket.state, ticket.payload, now
+                ticket.state, ticket_payload(ticket), now
             ):
                 return None
     return _expire_once(ws, ticket, now)
@@ -525,7 +529,7 @@ def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
     with end_lock(ws, dispatch.record_id):  # read again under it: a renewal may have come first
         ticket = ws.store.records("ticket").read(ticket.record_id)
         if ticket_payload(ticket)["attempt"] != attempt or not machine.is_expired(
-            ticket.state, ticket.payload, now
+            ticket.state, ticket_payload(ticket), now
         ):
             return None
         dispatch = ws.store.records("dispatch").read(dispatch.record_id)
@@ -541,7 +545,7 @@ def _expire_locked(
         DispatchState.RESOLVED,
     ):
         return None
-    expired_at = access.text(ticket.payload, "lease_expires_at")
+    expired_at = text_set(ticket_payload(ticket)["lease_expires_at"], "lease_expires_at")
     evidence = ws.store.put_evidence(
         {
             "format": "oms-evidence-v1",
@@ -559,7 +563,7 @@ def _expire_locked(
             },
         }
     )
-    nxt = machine.expire(ticket.state, ticket.payload, now=now, evidence_ref=evidence.ref)
+    nxt = machine.expire(ticket.state, ticket_payload(ticket), now=now, evidence_ref=evidence.ref)
     return _transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt))
 
 

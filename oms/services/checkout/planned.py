@@ -36,6 +36,7 @@ agent saw and nothing more.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from oms.adapters import git, tree_job
 from oms.adapters.sandbox import PLACEHOLDERS
@@ -58,17 +59,20 @@ from oms.limits import LIMITS
 from oms.process import Completed
 from oms.services.checkout import salvage
 
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
-def _binding(payload: JsonObject) -> tuple[str, str, str, str]:
+
+def _binding(payload: DispatchPayload) -> tuple[str, str, str, str]:
     return (
-        access.text(payload, "worktree_path"),
-        access.text(payload, "worktree_branch"),
-        access.text(payload, "worktree_base_commit"),
-        access.text(payload, "worktree_start_commit"),
+        payload["worktree_path"],
+        payload["worktree_branch"],
+        payload["worktree_base_commit"],
+        payload["worktree_start_commit"],
     )
 
 
-def verify(payload: JsonObject, repository: str, *, own_work: bool = False) -> None:
+def verify(payload: DispatchPayload, repository: str, *, own_work: bool = False) -> None:
     """Raise `CheckoutChangedError` unless the worktree is exactly the planned, clean checkout of
     `repository` (`own_work`: the relaunch of an attempt whose changes, uncommitted and ignored, are
     its own).
@@ -155,7 +159,7 @@ def _clean(linked: git.Linked, done: Completed) -> None:
 
 
 def ready(
-    payload: JsonObject,
+    payload: DispatchPayload,
     evidence: JsonObject | None,
     repository: str,
     *,
@@ -168,7 +172,7 @@ def ready(
     reset `.gitignore` can uncover what it hid). A first attempt restores nothing: what is in its
     fresh worktree no attempt left (it is refused, as ever). `WorktreeNeedsPersonError` when that
     cannot make it right."""
-    ticket_id, attempt = access.text(payload, "ticket_id"), access.integer(payload, "attempt")
+    ticket_id, attempt = payload["ticket_id"], payload["attempt"]
     path, _branch, _base, start = _binding(payload)
     made = _work_of(evidence, attempt)
     restore_after_expiry(payload, evidence, repository, bound=bound)
@@ -235,7 +239,7 @@ def _restore(
 
 
 def restore_after_expiry(
-    payload: JsonObject, evidence: JsonObject | None, repository: str, *, bound: bool
+    payload: DispatchPayload, evidence: JsonObject | None, repository: str, *, bound: bool
 ) -> bool:
     """Reset to the start commit after an expired lease whose HEAD moved; True if a reset
     happened."""
@@ -245,7 +249,7 @@ def restore_after_expiry(
     body = access.obj(evidence, "payload")
     if (
         evidence.get("ticket_id") != payload["ticket_id"]
-        or body.get("attempt") != access.integer(payload, "attempt") - 1
+        or body.get("attempt") != payload["attempt"] - 1
         or body.get("worktree_start_commit") not in (start, None)
     ):
         raise AuthorityChangedError("expired-lease evidence no longer matches the dispatch")
@@ -262,7 +266,7 @@ def restore_after_expiry(
         )
     if not git.is_ancestor(repository, base, start):
         raise CheckoutChangedError("expired lease restart is outside the trusted base lineage")
-    ticket_id = access.text(payload, "ticket_id")
+    ticket_id = payload["ticket_id"]
     attempt = access.integer(body, "attempt")
     git.keep_ref(repository, f"refs/oms/expired/{ticket_id}-{attempt}", str(head))
     # the expired attempt's uncommitted work is kept first; then the checkout is reset (one tree

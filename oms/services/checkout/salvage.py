@@ -30,6 +30,7 @@ from oms.errors import CheckoutChangedError, ConflictError, OmsError, one_line
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 
 PREFIX = "refs/oms/salvage"
 MAX_REFS_PER_ATTEMPT = LIMITS.salvage_refs
@@ -61,11 +62,11 @@ def keep(ws: Workspace, dispatch: Record, why: str) -> Kept | None:
     in a tree job (docs/adr/0024), checked and kept at its ref on the host, in the main
     repository. A worktree that is gone, or that its repository no longer lists, is said
     (`Kept.error`)."""
-    payload = dispatch.payload
-    path = access.text(payload, "worktree_path")
+    payload = dispatch_payload(dispatch)
+    path = payload["worktree_path"]
     if not os.path.isdir(path):  # (the worktree's own root: no component an agent can change)
         return Kept(error=f"worktree {path} is gone: nothing left to salvage")
-    ticket_id, attempt = access.text(payload, "ticket_id"), access.integer(payload, "attempt")
+    ticket_id, attempt = payload["ticket_id"], payload["attempt"]
     repository = ws.config_root
     try:
         linked = git.linked_worktree(repository, path)  # only a worktree of the repository

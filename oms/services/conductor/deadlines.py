@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oms.canonical import access, stable_id
+from oms.canonical import stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import workers
 from oms.domain.config import role as configured_role
@@ -22,7 +22,13 @@ from oms.services.chain import tickets
 from oms.services.conductor.resolve import ACTOR, own_workers
 from oms.services.delivery.service import Delivery
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
+from oms.store.payloads import (
+    dispatch_payload,
+    session_payload,
+    text_set,
+    ticket_payload,
+    worker_payload,
+)
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import WorkerPayload
@@ -97,7 +103,9 @@ def _renew(
     expires = ticket_payload(ticket)["lease_expires_at"]
     if not pooled(dispatch) or not conductor_rules.renew_due(expires, lease_minutes, now):
         return
-    renewed = tickets.renew(d.ws, ticket.record_id, access.text(ticket.payload, "lease_token"))
+    renewed = tickets.renew(
+        d.ws, ticket.record_id, text_set(ticket_payload(ticket)["lease_token"], "lease_token")
+    )
     done.append(
         f"{ticket.record_id}: lease renewed until {ticket_payload(renewed)['lease_expires_at']} "
         f"({dispatch.record_id} has not ended)"

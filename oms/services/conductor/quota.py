@@ -17,6 +17,7 @@ from oms.domain import routing, workers
 from oms.domain.machine import Next
 from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.errors import OmsError, one_line, suppress_faults
+from oms.schemas.payloads import WorkerState
 from oms.services.chain import providers, worker_moves
 from oms.services.delivery.service import Delivery
 from oms.services.proxy import control as proxy_control
@@ -97,8 +98,8 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 current: Record, now: str, reason: str = reason
             ) -> Next[WorkerPayload] | None:
                 if worker_payload(current)["health"] != "healthy" or current.state not in (
-                    "idle",
-                    "working",
+                    WorkerState.IDLE,
+                    WorkerState.WORKING,
                 ):
                     return None
                 return workers.set_health(

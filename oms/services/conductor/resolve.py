@@ -20,7 +20,7 @@ from oms.services.chain import dispatches, tickets
 from oms.services.conductor import quota as conductor_providers
 from oms.services.workspace import Workspace
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, worker_payload
+from oms.store.payloads import dispatch_payload, text_set, ticket_payload, worker_payload
 
 ACTOR = "oms-conductor"
 
@@ -57,9 +57,8 @@ def ended_attempt(ws: Workspace, dispatch: Record) -> tuple[str, str] | None:
     deadline): its ticket waits for a person, never for its lease to run out and a new agent. None
     while it runs."""
     if dispatch.state == DispatchState.RESULT_RECEIVED:
-        result = access.obj(
-            ws.store.evidence.get(access.text(dispatch.payload, "result_evidence")).body, "payload"
-        )
+        ref = text_set(dispatch_payload(dispatch)["result_evidence"], "result_evidence")
+        result = access.obj(ws.store.evidence.get(ref).body, "payload")
         return access.text(result, "status"), access.text(result, "summary")
     if dispatch.state not in (DispatchState.ACCEPTED, DispatchState.ACKNOWLEDGED):
         return None
@@ -148,7 +147,7 @@ def decide_ticket(
     )
     if isinstance(step, attempt_rules.MovedOn):
         return step.line
-    session_id = access.text(ticket.payload, "session_id")
+    session_id = text_set(ticket_payload(ticket)["session_id"], "session_id")
     if isinstance(step, attempt_rules.Complete):
         tickets.complete(ws, ticket, session_id=session_id, attempt=attempt, reason=step.reason)
         return f"ticket {ticket.record_id} done"

@@ -22,7 +22,13 @@ from oms.services.conductor.resolve import decide_ticket, own_workers, theirs
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
+from oms.store.payloads import (
+    dispatch_payload,
+    session_payload,
+    text_set,
+    ticket_payload,
+    worker_payload,
+)
 
 
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
@@ -328,7 +334,7 @@ def _advance(
             reason = one_line(
                 str(dispatch_payload(dispatch).get("reason") or "the dispatch was rejected"), 512
             )
-            session_id = access.text(ticket.payload, "session_id")
+            session_id = text_set(ticket_payload(ticket)["session_id"], "session_id")
             tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
             done.append(f"{ticket_id}: blocked ({reason})")
             return

@@ -29,6 +29,7 @@ from oms.errors import (
     WAITS_FOR_PERSON,
     AuthorityChangedError,
     IllegalTransitionError,
+    IntegrityError,
     OmsError,
     one_line,
 )
@@ -223,16 +224,18 @@ def prepare(
     fence.require_alone(d.ws, dispatch, running)
     plans.check_cli_version(payload["provider_mode"])  # the cheap refusals before any reset
     bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
-    # approved (`check_role`)
-    limits = sandbox_limits.from_json(access.obj(dispatch.payload, "role_limits"))
+    approved = payload.get("role_limits")  # approved (`check_role`)
+    if approved is None:
+        raise IntegrityError("field 'role_limits' is missing")
+    limits = sandbox_limits.from_json(approved)
     cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload["prior_failure_evidence"]
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
         bound = d.session(payload["session_id"]) is not None or dispatch.record_id in running
-        checkout.ready(dispatch.payload, evidence, d.ws.config_root, bound=bound)
+        checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
     else:
-        checkout.verify(dispatch.payload, d.ws.config_root, own_work=True)
+        checkout.verify(payload, d.ws.config_root, own_work=True)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
     sandboxes = d.ws.store.sandboxes()
@@ -463,7 +466,7 @@ def _after_failed_activation(
         if worker_payload(worker)["health"] == "stopped":
             return None
         return workers.end(
-            worker.state, worker.payload, now=now, end_reason=end.end_reason, detail=message
+            worker.state, worker_payload(worker), now=now, end_reason=end.end_reason, detail=message
         )
 
     d.move_worker(

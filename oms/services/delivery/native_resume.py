@@ -79,7 +79,7 @@ def move_worker(d: DeliveryContext, dispatch_id: str, effect: machine.MoveWorker
     """Perform a `MoveWorker`: the machine's `worker_next` on the latest version."""
 
     def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
-        return machine.worker_next(effect, current.state, current.payload, now=now)
+        return machine.worker_next(effect, current.state, worker_payload(current), now=now)
 
     d.move_worker(dispatch_id, decide, op=effect.op)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from oms.adapters import tools
 from oms.adapters.providers import REGISTRY
 from oms.adapters.providers.base import LaunchPlan, LaunchRequest, hook_tools
-from oms.canonical import JsonObject, access, operation_nonce
+from oms.canonical import JsonObject, operation_nonce
 from oms.domain.config import CREDENTIAL_DEFAULT, NETWORK_DEFAULT
 from oms.domain.config import role as configured_role
 from oms.errors import ConfigError, InvalidInputError
@@ -33,7 +33,7 @@ from oms.services.delivery.homes import home_path
 from oms.services.workspace import Workspace
 from oms.services.workspace.instructions import executor_instructions
 from oms.store import Record
-from oms.store.payloads import dispatch_payload
+from oms.store.payloads import dispatch_payload, text_set
 
 # Views of the provider registry (`adapters/providers`), by transport
 SESSION_MODE = {t: p.session_mode for t, p in REGISTRY.items()}
@@ -192,7 +192,9 @@ def launch_spec(
         provider=provider,
         provider_version=HOOK_CONTRACT[provider],
         allowed_tools=hook_tools(tools),
-        nonce=operation_nonce(access.text(dispatch.payload, "delivery_event_id"), CONSUMER),
+        nonce=operation_nonce(
+            text_set(payload["delivery_event_id"], "delivery_event_id"), CONSUMER
+        ),
         config_root=ws.config_root,
         home_abs=home_path(ws.store.sandboxes().path, launch_plan.home),
         executable=executable,

@@ -127,7 +127,7 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
         def decide(current: Record, now: str) -> Next[WorkerPayload] | None:
             return workers.end(
                 current.state,
-                current.payload,
+                worker_payload(current),
                 now=now,
                 end_reason=recorded.reason,
                 detail=recorded.detail,

@@ -8,11 +8,11 @@ retry, a second deliverer) produces the same bytes and is a no-op, never a confl
 
 from __future__ import annotations
 
-from oms.canonical import JsonObject, access, stable_id
+from oms.canonical import JsonObject, stable_id
 from oms.domain import sessions
 from oms.services.workspace import Workspace
 from oms.store import Record
-from oms.store.payloads import session_payload
+from oms.store.payloads import session_payload, text_set
 
 
 def event_id(session_id: str, version: int, event_type: str) -> str:
@@ -39,9 +39,9 @@ def _record(ws: Workspace, event_type: str, session: Record) -> None:
         "session_version": session.version,
     }
     if event_type == "session-parked":
-        payload["parked_until"] = access.text(session.payload, "parked_until")
+        payload["parked_until"] = text_set(session_payload(session)["parked_until"], "parked_until")
     if event_type == "session-stopped":
-        payload["reason"] = access.text(session.payload, "stop_reason")
+        payload["reason"] = text_set(session_payload(session)["stop_reason"], "stop_reason")
     eid = event_id(session.record_id, session.version, event_type)
     if not ws.store.events.exists(eid):
         ws.store.events.create(eid, event_type, session.observed_at, payload)

@@ -319,7 +319,8 @@ def as_comments(
     ]
     for r in reviews:
         if r.carried_for(commit):
-            asking = ", requesting changes" if r.state == "CHANGES_REQUESTED" else ""
+            changes = r.state == github.ReviewState.CHANGES_REQUESTED
+            asking = ", requesting changes" if changes else ""
             found.append(
                 rules.Comment(
                     _clean(f"{r.author or 'a reviewer'} reviewed on GitHub{asking}: {r.body}", cap)

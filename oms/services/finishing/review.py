@@ -304,7 +304,7 @@ def _request_changes(
         )
     nxt = ticket_machine.request_changes(
         ticket.state,
-        ticket.payload,
+        ticket_payload(ticket),
         attempt=attempt,
         carried=carried,
         reason=f"changes requested by {who} on {dispatch_id}",

@@ -36,6 +36,7 @@ from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, reap, run, running, start_detached
 from oms.schemas import validate
 from oms.services.workspace import Workspace
+from oms.store.payloads import ticket_payload, worker_payload
 
 CONSUMER = "oms-notify"
 NOTICE = "notice"  # the event a notice is; its receipt by CONSUMER is the claim
@@ -205,18 +206,18 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
     for kind in ("ticket", "worker"):
         for rec in ws.store.latest(kind).records:
             if kind == "ticket":
-                titles[rec.record_id] = str(rec.payload.get("title", ""))
+                titles[rec.record_id] = ticket_payload(rec)["title"]
             key = (kind, rec.record_id, rec.version)
             if key in looked or not rules.fresh(rec.observed_at, at, LIMITS.notify_window_s):
                 continue
             if kind == "ticket":
                 notice = rules.of_ticket(
-                    rec.record_id, rec.version, rec.state, rec.payload, rec.observed_at
+                    rec.record_id, rec.version, rec.state, ticket_payload(rec), rec.observed_at
                 )
             else:
-                title = titles.get(str(rec.payload.get("ticket_id")), "")
+                title = titles.get(worker_payload(rec)["ticket_id"], "")
                 notice = rules.of_worker(
-                    rec.record_id, rec.version, rec.payload, title, rec.observed_at
+                    rec.record_id, rec.version, worker_payload(rec), title, rec.observed_at
                 )
             if notice is None or notice.kind not in config.on:
                 looked.add(key)

@@ -138,7 +138,7 @@ def record_end(ws: Workspace, dispatch_id: str, why: str) -> JsonObject | None:
     def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         return workers.end(
             worker.state,
-            worker.payload,
+            worker_payload(worker),
             now=now,
             end_reason="stopped",
             detail=detail,

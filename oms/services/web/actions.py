@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from enum import StrEnum
 
 from oms.canonical import Json, JsonObject
 from oms.errors import ConflictError, InvalidInputError, OmsError, one_line
@@ -38,6 +39,16 @@ class Ask:
     person: str
 
 
+class RunState(StrEnum):
+    """How a verify the board started stands: running, then passed, failed, or not verified (an
+    error once it ran)."""
+
+    RUNNING = "running"
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+
+
 @dataclass
 class _Run:
     """One verify the board started: its number, its dispatch, how it stands (running, passed,
@@ -45,14 +56,14 @@ class _Run:
 
     run: int
     dispatch_id: str
-    state: str
+    state: RunState
     said: str
 
     def to_json(self) -> JsonObject:
         return {
             "run": self.run,
             "dispatch_id": self.dispatch_id,
-            "state": self.state,
+            "state": self.state.value,
             "said": self.said,
         }
 
@@ -81,7 +92,7 @@ class Verifies:
         """Start verifying the result `handle` names; the run's number and dispatch, or the
         refusal (raised) when it cannot start."""
         with self._guard:
-            if sum(r.state == "running" for r in self._runs) >= LIMITS.web_verifies:
+            if sum(r.state == RunState.RUNNING for r in self._runs) >= LIMITS.web_verifies:
                 raise ConflictError(
                     f"{LIMITS.web_verifies} verifies run from this board already; nothing started",
                     hint="wait for one of them to end",
@@ -111,7 +122,7 @@ class Verifies:
         def started() -> None:
             with self._guard:
                 self._numbered += 1
-                run = _Run(self._numbered, dispatch, "running", f"verifying {dispatch}…")
+                run = _Run(self._numbered, dispatch, RunState.RUNNING, f"verifying {dispatch}…")
                 self._runs.append(run)
                 self._trim()
                 self.generation += 1
@@ -128,22 +139,22 @@ class Verifies:
                 if not begun:
                     refused.append(exc)
                     return
-                self._end(begun[0], "error", f"not verified: {exc.message}")
+                self._end(begun[0], RunState.ERROR, f"not verified: {exc.message}")
                 return
             # a bug: one line on the board, not a thread's traceback
             except Exception as exc:  # noqa: BLE001
                 if not begun:
                     refused.append(exc)
                     return
-                self._end(begun[0], "error", f"not verified: {one_line(repr(exc), 200)}")
+                self._end(begun[0], RunState.ERROR, f"not verified: {one_line(repr(exc), 200)}")
                 return
-            state = "passed" if done.passed else "failed"
+            state = RunState.PASSED if done.passed else RunState.FAILED
             said = f"{'verified' if done.passed else 'failed'}: {done.commit[:12]} into "
             self._end(begun[0], state, said + done.target.branch)
         finally:
             ready.set()
 
-    def _end(self, run: _Run, state: str, said: str) -> None:
+    def _end(self, run: _Run, state: RunState, said: str) -> None:
         with self._guard:
             run.state, run.said = state, said
             self._trim()
@@ -151,7 +162,7 @@ class Verifies:
 
     def _trim(self) -> None:
         """Keep every running run and the last `LIMITS.web_verifies` ended ones."""
-        ended = [r for r in self._runs if r.state != "running"]
+        ended = [r for r in self._runs if r.state != RunState.RUNNING]
         drop = {id(r) for r in ended[: max(0, len(ended) - LIMITS.web_verifies)]}
         self._runs = [r for r in self._runs if id(r) not in drop]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from oms.canonical import JsonObject
 from oms.domain import workers
 from oms.store import Record
+from oms.store.payloads import worker_payload
 
 SECRET = frozenset({"lease_token"})  # never printed: whoever holds it acts for the lease
 
@@ -57,6 +58,8 @@ def agent_of(worker_rec: Record, session_rec: Record | None) -> JsonObject:
         (None, None) if session_rec is None else (session_rec.state, session_rec.payload)
     )
     return {
-        "agent": workers.agent(worker_rec.payload.get("health"), worker_rec.state, state, payload),
+        "agent": workers.agent(
+            worker_payload(worker_rec)["health"], worker_rec.state, state, payload
+        ),
         "agent_stopped_at": None if payload is None else payload.get("agent_stopped_at"),
     }

@@ -16,6 +16,7 @@ import pytest
 from oms.errors import CheckoutChangedError, ConfigError
 from oms.services.checkout import planned as checkout
 from oms.services.delivery.service import Delivery
+from oms.store.payloads import dispatch_payload
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.helpers import git
@@ -201,8 +202,8 @@ def test_ignored_leftovers_are_not_loaded_from_the_worktree(chain: Chain, case: 
     chain.commit("ignore local things")
     _, _, dispatch_id = chain.proposed()
     with chain.workspace() as ws:
-        payload = ws.store.records("dispatch").read(dispatch_id).payload
-    worktree = Path(str(payload["worktree_path"]))
+        payload = dispatch_payload(ws.store.records("dispatch").read(dispatch_id))
+    worktree = Path(payload["worktree_path"])
     checkout.verify(payload, str(chain.repo))  # the control: clean
     name = LEFTOVERS[case]
     if name.startswith("build/x/"):

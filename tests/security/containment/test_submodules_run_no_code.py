@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -19,6 +20,9 @@ from oms.services.delivery.service import Delivery
 from tests.agent_side import BoundTools, bind
 from tests.chain import Chain, accepted, use_worker
 from tests.helpers import git
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import DispatchPayload
 
 ID = ("-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always")
 
@@ -66,12 +70,15 @@ def test_submodules_run_no_code_when_a_worktree_is_created_and_verified(chain: C
         record = worktrees.create(ws, ticket)[0]
     worktree = Path(str(record["worktree_root"]))
     marker = _plant(worktree, chain)
-    payload = {
-        "worktree_path": str(worktree),
-        "worktree_branch": record["branch"],
-        "worktree_base_commit": record["base_commit"],
-        "worktree_start_commit": record["base_commit"],
-    }
+    payload = cast(  # only the binding `verify` reads: not a whole dispatch's payload
+        "DispatchPayload",
+        {
+            "worktree_path": str(worktree),
+            "worktree_branch": record["branch"],
+            "worktree_base_commit": record["base_commit"],
+            "worktree_start_commit": record["base_commit"],
+        },
+    )
     checkout.verify(payload, str(chain.repo))  # clean: the submodule sits at its gitlink's commit
     assert not marker.exists()
     (worktree / "sub" / "notes.txt").write_text("changed by an agent\n")

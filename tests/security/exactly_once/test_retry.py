@@ -18,6 +18,7 @@ from oms.errors import LeftoversError, WorktreeNeedsPersonError
 from oms.services.chain import worktrees
 from oms.services.checkout import planned as checkout
 from oms.store import Record
+from oms.store.payloads import dispatch_payload
 from tests.chain import Chain, next_attempt
 from tests.helpers import git
 
@@ -31,7 +32,7 @@ def _first(chain: Chain) -> tuple[str, Record, Path]:
 
 
 def _ready(chain: Chain, dispatch: Record) -> None:
-    checkout.ready(dispatch.payload, None, str(chain.repo), bound=False)
+    checkout.ready(dispatch_payload(dispatch), None, str(chain.repo), bound=False)
 
 
 def _kept(chain: Chain, ticket: str) -> set[str]:
@@ -54,7 +55,7 @@ def test_a_gitignore_that_hides_work_from_the_first_salvage_is_kept_by_the_secon
     (worktree / "secret.txt").write_text("work the agent hid\n")
     nxt = next_attempt(chain, ticket, dispatch)
     _ready(chain, nxt)
-    checkout.verify(nxt.payload, str(chain.repo))
+    checkout.verify(dispatch_payload(nxt), str(chain.repo))
     assert {".gitignore", "secret.txt"} <= _kept(chain, ticket)
     assert not (worktree / "secret.txt").exists()
 
@@ -163,7 +164,7 @@ def test_an_emptied_worktree_is_made_again(chain: Chain) -> None:
         shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     nxt = next_attempt(chain, ticket, dispatch)
     _ready(chain, nxt)
-    checkout.verify(nxt.payload, str(chain.repo))
+    checkout.verify(dispatch_payload(nxt), str(chain.repo))
     assert (worktree / "README.md").read_text() == "# project\n"
     with chain.workspace() as ws:
         record = ws.store.worktrees.get(ticket)

@@ -30,6 +30,7 @@ from oms.services.chain import dispatches, fence, live, results, tickets, worker
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.payloads import worker_payload
 from tests.chain import accepted
 from tests.helpers import eventually
 from tests.proxy_rig import MESSAGES, Rig, make_rig
@@ -78,7 +79,9 @@ def acknowledged(rig: Rig, github: bool = False) -> str:
 def _stop(ws: Workspace, dispatch_id: str) -> None:
     def decide(worker: Record, now: str) -> Next[WorkerPayload] | None:
         why = "by a person"
-        return workers.end(worker.state, worker.payload, now=now, end_reason="stopped", detail=why)
+        return workers.end(
+            worker.state, worker_payload(worker), now=now, end_reason="stopped", detail=why
+        )
 
     op = stable_id("test-stop", dispatch_id)
     worker_moves.move(ws, dispatch_id, decide, op=op, actor="oms-cli")

@@ -22,11 +22,13 @@ from typing import Any
 
 import pytest
 
-from oms.canonical import access
+from oms.canonical import JsonObject, access
 from oms.errors import OmsError
+from oms.schemas.payloads import DispatchPayload
 from oms.services.chain import results
 from oms.services.checkout import planned as checkout
 from oms.services.checkout import salvage
+from oms.store.payloads import dispatch_payload
 from tests.chain import Chain, make_chain
 from tests.helpers import HELD_STATE_ROOTS, git, isolate_home
 from tests.security.tree_race import rig
@@ -201,14 +203,14 @@ def _later_commit(race: Race) -> None:
 
 
 def _restore(race: Race) -> str:
-    payload = race.dispatch().payload
-    attempt = access.integer(payload, "attempt")
-    evidence = {
+    payload = dispatch_payload(race.dispatch())
+    attempt = payload["attempt"]
+    evidence: JsonObject = {
         "evidence_kind": "lease-expiry",
         "ticket_id": payload["ticket_id"],
         "payload": {"attempt": attempt, "worktree_start_commit": payload["worktree_start_commit"]},
     }
-    retry = {**payload, "attempt": attempt + 1}
+    retry: DispatchPayload = {**payload, "attempt": attempt + 1}
     reset = checkout.restore_after_expiry(retry, evidence, str(race.chain.repo), bound=False)
     return "reset" if reset else "not reset"
 

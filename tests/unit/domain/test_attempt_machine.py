@@ -59,7 +59,7 @@ class AttemptMachine(RuleBasedStateMachine):
         self._set(
             tickets.lease(
                 self.state,
-                as_json(self.payload),
+                self.payload,
                 worker_id="worker-1",
                 token=f"tok-{self.leases}",
                 session_id=session,
@@ -72,10 +72,8 @@ class AttemptMachine(RuleBasedStateMachine):
     @rule(minutes=st.integers(1, 30))
     def time_passes(self, minutes: int) -> None:
         self.now = add_ms(self.now, minutes * 60_000)
-        if tickets.is_expired(self.state, as_json(self.payload), self.now):
-            self._set(
-                tickets.expire(self.state, as_json(self.payload), now=self.now, evidence_ref="ev")
-            )
+        if tickets.is_expired(self.state, self.payload, self.now):
+            self._set(tickets.expire(self.state, self.payload, now=self.now, evidence_ref="ev"))
 
     @precondition(lambda self: bool(self.attempts))
     @rule(data=st.data(), status=st.sampled_from(STATUSES))
@@ -108,7 +106,7 @@ class AttemptMachine(RuleBasedStateMachine):
             assert status == "completed"
             nxt = tickets.complete(
                 self.state,
-                as_json(self.payload),
+                self.payload,
                 session_id=session,
                 attempt=number,
                 reason=step.reason,
@@ -117,7 +115,7 @@ class AttemptMachine(RuleBasedStateMachine):
             assert status in (rules.CONFIG, rules.REST)
             nxt = tickets.wait(
                 self.state,
-                as_json(self.payload),
+                self.payload,
                 reason=step.reason,
                 session_id=session,
                 attempt=number,
@@ -129,7 +127,7 @@ class AttemptMachine(RuleBasedStateMachine):
             assert attempt.counted(status)
             nxt = tickets.retry(
                 self.state,
-                as_json(self.payload),
+                self.payload,
                 session_id=session,
                 attempt=number,
                 failure=step.failure,
@@ -138,7 +136,7 @@ class AttemptMachine(RuleBasedStateMachine):
         else:
             nxt = tickets.give_up(
                 self.state,
-                as_json(self.payload),
+                self.payload,
                 session_id=session,
                 attempt=number,
                 reason=step.reason,

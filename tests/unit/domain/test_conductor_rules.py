@@ -14,7 +14,7 @@ from oms.domain import conductor as rules
 from oms.domain import tickets
 from oms.domain.gate import NO_RESULT
 from oms.errors import IllegalTransitionError, LeaseError
-from oms.store.payloads import as_json
+from oms.schemas.payloads import TicketFailuresItem, TicketPayload
 
 T0 = "2026-11-30T00:00:00.000Z"
 SESSION = "11111111-2222-4333-8444-555555555555"
@@ -178,7 +178,7 @@ def test_deadline(minutes_ran: int, limit: int) -> None:
     )
 
 
-def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> TicketPayload:
     base = tickets.new(
         title="t",
         source="local",
@@ -187,20 +187,26 @@ def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> d
         created_at=T0,
         repository_root="/r",
     ).payload
-    payload: dict[str, Any] = {**base, "attempt": attempt}
+    payload: TicketPayload = {**base, "attempt": attempt}
     if failures is not None:
-        payload["failures"] = list(failures)
-    return as_json(
-        tickets.lease(
-            "open",
-            payload,
-            worker_id="oms-pool",
-            token="a" * 64,
-            session_id=SESSION,
-            expires_at=add_ms(T0, 60_000),
-            now=T0,
-        ).payload
-    )
+        payload["failures"] = [
+            TicketFailuresItem(
+                attempt=f["attempt"],
+                dispatch_id=f["dispatch_id"],
+                failed_at=f["failed_at"],
+                reason=f["reason"],
+            )
+            for f in failures
+        ]
+    return tickets.lease(
+        "open",
+        payload,
+        worker_id="oms-pool",
+        token="a" * 64,
+        session_id=SESSION,
+        expires_at=add_ms(T0, 60_000),
+        now=T0,
+    ).payload
 
 
 @given(st.integers(1, 50), st.integers(0, 15))

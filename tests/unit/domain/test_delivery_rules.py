@@ -4,6 +4,7 @@ launch step leaves; what park and resume may do — table-driven, no tmux, no fi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -14,6 +15,9 @@ from oms.domain.delivery import AfterEnsure, PaneSeen, ResumeKeys, ResumeWay
 from oms.errors import InvalidInputError
 from oms.store.payloads import as_json
 from tests.helpers import T0, payload
+
+if TYPE_CHECKING:
+    from oms.schemas.payloads import WorkerPayload
 
 LIVE = PaneSeen("%1", False, None, None)
 DEAD_3 = PaneSeen("%1", True, 3, None)
@@ -441,9 +445,10 @@ def test_resume_keys(
     )
 
 
-def _worker(state: str, fields: JsonObject) -> tuple[str, JsonObject]:
+def _worker(state: str, fields: JsonObject) -> tuple[str, WorkerPayload]:
     nxt = workers.new("dsp-1", payload("dispatch"), updated_at=T0)
-    return state, {**as_json(nxt.payload), **fields}
+    # a real worker's payload with the case's fields over it (values the schema allows)
+    return state, cast("WorkerPayload", {**as_json(nxt.payload), **fields})
 
 
 @pytest.mark.parametrize(

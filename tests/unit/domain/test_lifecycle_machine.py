@@ -23,6 +23,7 @@ from oms.domain import delivery
 from oms.domain import lifecycle as machine
 from oms.domain.delivery import PaneSeen
 from oms.errors import IllegalTransitionError
+from oms.schemas.payloads import WorkerPayload
 from oms.store.payloads import as_json
 
 T0 = "2026-12-01T00:00:00.000Z"
@@ -42,7 +43,19 @@ class World:
         self.session_state = ""
         self.version = 0
         self.activity = "idle"
-        self.worker: JsonObject = {"health": "healthy", "end_reason": None}
+        self.worker: WorkerPayload = {
+            "dispatch_id": "dsp-1",
+            "ticket_id": "tkt-1",
+            "session_id": "s" * 32,
+            "role_id": "worker",
+            "provider_mode": "command",
+            "worktree_id": "wt-1",
+            "health": "healthy",
+            "updated_at": T0,
+            "end_reason": None,
+            "end_detail": None,
+            "health_reason": None,
+        }
         self.pane: str | None = None  # None: never had one
         self.group_alive = False  # a pane tmux no longer shows still has live processes
         self.fence: str | None = None
@@ -124,7 +137,7 @@ class Shell:
             w.flag("a fenced attempt's worker made healthy")
         if nxt.payload["health"] == "stopped" and w.worker["health"] != "stopped":
             w.ends += 1
-        w.activity, w.worker = nxt.state, as_json(nxt.payload)
+        w.activity, w.worker = nxt.state, nxt.payload
 
     def step(self, state: machine.State, step: machine.Step) -> machine.Event:
         w, draw = self.world, self.world.draw

@@ -5,14 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-from oms.canonical import JsonObject
 from oms.domain import notify as rules
+from oms.domain import tickets
 from oms.domain.config import parse_config
 from oms.errors import ConfigError
 from oms.schemas import validate
+from oms.schemas.payloads import TicketPayload, WorkerPayload
 from tests.helpers import T0
 
 TITLE = "Fix the «flaky» test"
+
+
+def _ticket(reason: str | None) -> TicketPayload:
+    new = tickets.new(
+        title=TITLE,
+        source="local",
+        repository=None,
+        content_sha256="0" * 64,
+        created_at=T0,
+        repository_root="/r",
+    )
+    return {**new.payload, "reason": reason}
 
 
 @pytest.mark.parametrize(
@@ -28,22 +41,30 @@ TITLE = "Fix the «flaky» test"
     ],
 )
 def test_ticket_notices(state: str, reason: str | None, kind: str | None) -> None:
-    notice = rules.of_ticket("tkt-1", 3, state, {"title": TITLE, "reason": reason}, T0)
+    notice = rules.of_ticket("tkt-1", 3, state, _ticket(reason), T0)
     assert (notice.kind if notice is not None else None) == kind
     if notice is not None:
         validate("notification", notice.document(), where="notice")
-        same = rules.of_ticket("tkt-1", 3, state, {"title": TITLE, "reason": reason}, T0)
+        same = rules.of_ticket("tkt-1", 3, state, _ticket(reason), T0)
         assert same is not None
         assert same.notice_id == notice.notice_id
-        again = rules.of_ticket("tkt-1", 4, state, {"title": TITLE, "reason": reason}, T0)
+        again = rules.of_ticket("tkt-1", 4, state, _ticket(reason), T0)
         assert again is not None
         assert again.notice_id != notice.notice_id  # a version, a notice
 
 
 def test_worker_notices() -> None:
-    parked: JsonObject = {
+    parked: WorkerPayload = {
+        "dispatch_id": "dsp-1",
         "ticket_id": "tkt-1",
+        "session_id": "s" * 32,
+        "role_id": "worker",
+        "provider_mode": "command",
+        "worktree_id": "wt-1",
         "health": "parked",
+        "updated_at": T0,
+        "end_reason": None,
+        "end_detail": None,
         "health_reason": "quota: rests until x",
     }
     notice = rules.of_worker("dsp-1", 5, parked, TITLE, T0)
@@ -55,7 +76,12 @@ def test_worker_notices() -> None:
     )
     validate("notification", notice.document(), where="notice")
     assert rules.of_worker("dsp-1", 5, {**parked, "health": "healthy"}, TITLE, T0) is None
-    ended = {**parked, "health": "stopped", "end_reason": "limit: pids", "end_detail": "1024 tasks"}
+    ended: WorkerPayload = {
+        **parked,
+        "health": "stopped",
+        "end_reason": "limit: pids",
+        "end_detail": "1024 tasks",
+    }
     limit = rules.of_worker("dsp-1", 6, ended, TITLE, T0)
     assert limit is not None
     assert (limit.kind, limit.reason) == ("limit", "1024 tasks")

@@ -9,12 +9,12 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from oms.canonical import JsonObject, access, add_ms
+from oms.canonical import access, add_ms
 from oms.domain import tickets as t
 from oms.domain.machine import Next
 from oms.errors import IllegalTransitionError, InvalidInputError, LeaseError
 from oms.schemas import validate
-from oms.schemas.payloads import TicketPayload
+from oms.schemas.payloads import TicketFailuresItem, TicketPayload
 from oms.store.payloads import as_json
 from tests.helpers import SESSION, T0
 
@@ -148,7 +148,7 @@ TestTicketMachine.settings = settings(max_examples=150, stateful_step_count=40, 
 
 LEASED = t.lease(
     "open",
-    as_json(fresh().payload),
+    fresh().payload,
     worker_id="w1",
     token=TOKEN,
     session_id=SESSION,
@@ -201,7 +201,7 @@ def test_wrong_or_expired_token_is_a_lease_error() -> None:
     with pytest.raises(LeaseError, match="token"):
         t.renew(
             LEASED.state,
-            as_json(LEASED.payload),
+            LEASED.payload,
             token=OTHER,
             expires_at=add_ms(T0, 120_000),
             now=T0,
@@ -209,19 +209,15 @@ def test_wrong_or_expired_token_is_a_lease_error() -> None:
     with pytest.raises(LeaseError, match="expired"):
         t.finish(
             LEASED.state,
-            as_json(LEASED.payload),
+            LEASED.payload,
             outcome="done",
             token=TOKEN,
             now=add_ms(T0, 60_000),
             reason=None,
         )
     with pytest.raises(LeaseError, match="has not expired"):
-        t.expire(
-            LEASED.state, as_json(LEASED.payload), now=add_ms(T0, 59_999), evidence_ref=EVIDENCE
-        )
-    reopened = t.expire(
-        LEASED.state, as_json(LEASED.payload), now=add_ms(T0, 60_000), evidence_ref=EVIDENCE
-    )
+        t.expire(LEASED.state, LEASED.payload, now=add_ms(T0, 59_999), evidence_ref=EVIDENCE)
+    reopened = t.expire(LEASED.state, LEASED.payload, now=add_ms(T0, 60_000), evidence_ref=EVIDENCE)
     assert (reopened.state, reopened.payload["attempt"], reopened.payload["lease_token"]) == (
         "open",
         2,
@@ -230,7 +226,7 @@ def test_wrong_or_expired_token_is_a_lease_error() -> None:
 
 
 def test_lease_binding_checks_every_field() -> None:
-    p = as_json(LEASED.payload)
+    p = LEASED.payload
     t.check_lease("leased", p, token=TOKEN, now=T0, worker_id="w1", session_id=SESSION, attempt=1)
     bad: list[dict[str, Any]] = [
         {"worker_id": "w2"},
@@ -243,8 +239,8 @@ def test_lease_binding_checks_every_field() -> None:
 
 
 def test_a_configuration_fault_gives_the_lease_back_and_counts_nothing() -> None:
-    failed: JsonObject = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
-    leased: JsonObject = {**as_json(LEASED.payload), "failures": [failed], "retry_after": T0}
+    failed: TicketFailuresItem = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
+    leased: TicketPayload = {**LEASED.payload, "failures": [failed], "retry_after": T0}
     nxt = t.wait("leased", leased, reason="needs a person: login", session_id=SESSION, attempt=1)
     assert (nxt.state, nxt.payload["attempt"], nxt.payload["failures"]) == ("open", 1, [failed])
     lease: tuple[Literal["lease_token", "session_id", "worker_id"], ...] = (
@@ -260,8 +256,8 @@ def test_a_configuration_fault_gives_the_lease_back_and_counts_nothing() -> None
 
 
 def test_reopen_is_for_a_blocked_ticket_and_counts_afresh() -> None:
-    failed: JsonObject = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
-    blocked: JsonObject = {**as_json(LEASED.payload), "lease_token": None, "failures": [failed] * 5}
+    failed: TicketFailuresItem = {"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"}
+    blocked: TicketPayload = {**LEASED.payload, "lease_token": None, "failures": [failed] * 5}
     blocked["retry_after"] = T0
     nxt = t.reopen("blocked", blocked, reason="reopened by ann: fixed")
     assert (nxt.state, nxt.payload["attempt"], nxt.payload["failures"]) == ("open", 2, [])

@@ -25,7 +25,7 @@ from oms.schemas import is_valid, load_schema
 from oms.schemas._generated import payloads as generated
 from oms.schemas.loader import URN
 from oms.schemas.payloads import DispatchState, WorkerHealth, WorkerPayload, WorkerState
-from oms.store.payloads import dispatch_payload, worker_payload
+from oms.store.payloads import dispatch_payload, text_set, worker_payload
 from oms.store.records import Record
 from tests.helpers import REPO
 from tests.unit.schemas.test_generated_validators import (
@@ -230,3 +230,11 @@ def test_an_accessor_types_its_kinds_payload_and_refuses_another_kind() -> None:
     assert WorkerHealth(typed["health"]) is WorkerHealth.HEALTHY
     with pytest.raises(IntegrityError, match="is not a dispatch record"):
         dispatch_payload(record)
+
+
+def test_a_nullable_key_read_where_it_must_be_set_is_refused_unset() -> None:
+    """`text_set` is `access.text`'s check on a typed read: a leased ticket's `session_id`, an
+    accepted dispatch's `accepted_at` (null before then) — the same IntegrityError for null."""
+    assert text_set("sess-1", "session_id") == "sess-1"
+    with pytest.raises(IntegrityError, match="field 'session_id' is not text"):
+        text_set(None, "session_id")
