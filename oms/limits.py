@@ -305,6 +305,8 @@ class Limits(NamedTuple):
     supervisor_grace_s: float = 2.0  # an over agent's group: SIGTERM, then SIGKILL this long after
     # generations raced for before an anchor gives up (another writer anchoring)
     anchor_rounds: int = 8
+    # the ledger log's tail an anchor reads first to find an entry (then four times more)
+    anchor_scan_bytes: int = 64 * 1024
     # a file time this close to the scan that saw it is looked at again
     summary_racy_ns: int = 2_000_000_000
     summary_full_scan_ns: int = 300_000_000_000  # every id directory is stat'ed at least this often

@@ -53,7 +53,6 @@ PAYLOAD_TYPE = "application/vnd.oms.ledger-anchor+json"
 MAX_ANCHOR = LIMITS.anchor_bytes
 LOCAL_TICKET = re.compile(r"tkt-([1-9][0-9]{0,9})")
 _GENERATION = re.compile(r"([1-9][0-9]{0,17})\.json")
-_SCAN_START = 64 * 1024  # the log's tail read first to find an entry (then four times more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +178,7 @@ def entry_hash(state: Root, seq: int) -> str | None:
     if not state.exists(LOG):
         return None
     key = line_key(state)
-    size = _SCAN_START
+    size = LIMITS.anchor_scan_bytes
     while True:
         tail = state.read_tail(LOG, size)
         whole = tail[: tail.rfind(b"\n") + 1]
