@@ -300,6 +300,8 @@ class Limits(NamedTuple):
     # the proxy closes connections past their deadline this often
     proxy_deadlines_every_s: float = 0.25
     proxy_drain_s: float = 120.0  # an answer read on after its worker hung up, this long at most
+    proxy_flush_s: float = 1.0  # the proxy's usage book is written this often
+    proxy_evicted_s: float = 1.0  # a new connection waits this long for the slot of one closed
     # the rule is asked this long after a request was served (its answer first)
     attempt_after_request_s: float = 0.05
     supervisor_grace_s: float = 2.0  # an over agent's group: SIGTERM, then SIGKILL this long after

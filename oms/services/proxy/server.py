@@ -39,9 +39,6 @@ from oms.services.proxy.relay import Answer, Downstream, Outgoing, relay
 from oms.services.proxy.rests import Rests
 from oms.services.proxy.settings import Settings
 
-FLUSH_S = 1.0
-EVICTED_S = 1.0  # how long a new connection waits for the slot of the one closed to make room
-
 
 class ProxyServer(ThreadingHTTPServer):
     """The server: 127.0.0.1 only, a thread per connection (at most `Limits.proxy_connections` at
@@ -72,7 +69,9 @@ class ProxyServer(ThreadingHTTPServer):
             return False
         if self._slots.acquire(blocking=False):
             return True
-        return self.deadlines.evict_oldest(family) and self._slots.acquire(timeout=EVICTED_S)
+        return self.deadlines.evict_oldest(family) and self._slots.acquire(
+            timeout=LIMITS.proxy_evicted_s
+        )
 
     def process_request_thread(
         self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
@@ -132,7 +131,7 @@ class ProxyServer(ThreadingHTTPServer):
             return self.in_flight.setdefault(dispatch_id, threading.Lock())
 
     def _flush_loop(self) -> None:
-        while not self._stopping.wait(FLUSH_S):
+        while not self._stopping.wait(LIMITS.proxy_flush_s):
             self.book.flush()
 
     def server_close(self) -> None:
