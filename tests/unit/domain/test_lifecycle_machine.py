@@ -11,7 +11,7 @@ attempt's end is recorded once (its work salvaged once)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import settings
@@ -25,6 +25,7 @@ from oms.domain.delivery import PaneSeen
 from oms.errors import IllegalTransitionError
 from oms.schemas.payloads import WorkerPayload
 from oms.store.payloads import as_json
+from tests.helpers import payload
 
 T0 = "2026-12-01T00:00:00.000Z"
 DISPATCH = "dsp-1"
@@ -43,19 +44,10 @@ class World:
         self.session_state = ""
         self.version = 0
         self.activity = "idle"
-        self.worker: WorkerPayload = {
-            "dispatch_id": "dsp-1",
-            "ticket_id": "tkt-1",
-            "session_id": "s" * 32,
-            "role_id": "worker",
-            "provider_mode": "command",
-            "worktree_id": "wt-1",
-            "health": "healthy",
-            "updated_at": T0,
-            "end_reason": None,
-            "end_detail": None,
-            "health_reason": None,
-        }
+        self.worker = cast(
+            "WorkerPayload",
+            payload("worker", session_id="s" * 32, role_id="worker", updated_at=T0),
+        )
         self.pane: str | None = None  # None: never had one
         self.group_alive = False  # a pane tmux no longer shows still has live processes
         self.fence: str | None = None

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from oms.domain import notify as rules
@@ -11,7 +13,7 @@ from oms.domain.config import parse_config
 from oms.errors import ConfigError
 from oms.schemas import validate
 from oms.schemas.payloads import TicketPayload, WorkerPayload
-from tests.helpers import T0
+from tests.helpers import T0, payload
 
 TITLE = "Fix the «flaky» test"
 
@@ -54,19 +56,16 @@ def test_ticket_notices(state: str, reason: str | None, kind: str | None) -> Non
 
 
 def test_worker_notices() -> None:
-    parked: WorkerPayload = {
-        "dispatch_id": "dsp-1",
-        "ticket_id": "tkt-1",
-        "session_id": "s" * 32,
-        "role_id": "worker",
-        "provider_mode": "command",
-        "worktree_id": "wt-1",
-        "health": "parked",
-        "updated_at": T0,
-        "end_reason": None,
-        "end_detail": None,
-        "health_reason": "quota: rests until x",
-    }
+    parked = cast(
+        "WorkerPayload",
+        payload(
+            "worker",
+            session_id="s" * 32,
+            role_id="worker",
+            health="parked",
+            health_reason="quota: rests until x",
+        ),
+    )
     notice = rules.of_worker("dsp-1", 5, parked, TITLE, T0)
     assert notice is not None
     assert (notice.kind, notice.reason, notice.dispatch_id) == (
