@@ -59,9 +59,16 @@ class Member:
     """One etcd member: its name, ports, data dir and (while running) its process."""
 
     def __init__(
-        self, name: str, client_port: int, peer_port: int, data_dir: Path, scheme: str = "http"
+        self,
+        name: str,
+        client_port: int,
+        peer_port: int,
+        data_dir: Path,
+        scheme: str = "http",
+        address: str = "127.0.0.1",
     ) -> None:
         self.name = name
+        self.address = address
         self.client_port = client_port
         self.peer_port = peer_port
         self.data_dir = data_dir
@@ -70,7 +77,7 @@ class Member:
 
     @property
     def client_url(self) -> str:
-        return f"{self.scheme}://127.0.0.1:{self.client_port}"
+        return f"{self.scheme}://{self.address}:{self.client_port}"
 
     @property
     def peer_url(self) -> str:
@@ -78,16 +85,21 @@ class Member:
 
 
 class Cluster:
-    """A cluster of `size` members under `base` (a temporary directory)."""
+    """A cluster of `size` members under `base` (a temporary directory). Its clients reach it at
+    `address` (loopback by default; `tests/hosts_rig.py` gives the root side of its hosts' bridge,
+    so a host in a network namespace reaches it only while its link is up); peers stay on
+    loopback."""
 
-    def __init__(self, base: Path, size: int = 3, tls: ServerTls | None = None) -> None:
+    def __init__(
+        self, base: Path, size: int = 3, tls: ServerTls | None = None, address: str = "127.0.0.1"
+    ) -> None:
         ports = free_ports(2 * size)
         self.base = base
         self.tls = tls
         self.token = f"oms-test-{os.getpid()}-{ports[0]}"
         scheme = "https" if tls else "http"
         self.members = [
-            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}", scheme)
+            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}", scheme, address)
             for i in range(size)
         ]
         self.initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
