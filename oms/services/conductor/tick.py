@@ -380,7 +380,10 @@ def heartbeat(ws: Workspace, memory: Memory, phase: Phase) -> None:
 def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
     """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the
     workspace's clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact`
-    says why others stay)."""
+    says why others stay). Not on an etcd store: its keys are not compacted yet (ADR 0043,
+    amendment `etcdtick`), so nothing is archived and nothing deleted."""
+    if _etcd(ws) is not None:
+        return
     now = parse_ts(ws.now())
     last = memory.last_compact_ms.get(ws.store.path)
     if last is None:  # a new process (a one-shot tick from cron): when any conductor last looked
@@ -401,8 +404,26 @@ def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
 
 
 def _checkpoint(ws: Workspace, phase: Phase, memory: Memory) -> None:
-    """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027). A
-    tick that finds the head signed and anchored by this conductor already writes nothing."""
+    """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027),
+    and on an etcd store the head of its keys' ledger this conductor wrote last (ADR 0043,
+    amendment `etcdtick`). A tick that finds the heads signed and anchored by this conductor
+    already writes nothing."""
+    _checkpoint_root(ws, phase, memory)
+    backend = _etcd(ws)
+    head = None if backend is None else backend.written_head()
+    if head is None:
+        return
+    key = f"{ws.store.path}\0etcd"
+    if memory.anchored.get(key) == head[0]:
+        return
+    why = ws.store.anchor_keys()
+    if why is not None:
+        phase.skipped.append(f"the keys' anchor stays: {why}")
+        return
+    memory.anchored[key] = head[0]
+
+
+def _checkpoint_root(ws: Workspace, phase: Phase, memory: Memory) -> None:
     signed = ws.store.checkpoint()
     if signed is None:
         return

@@ -28,13 +28,18 @@ def default_prefix(key_id: str) -> str:
     return f"/oms/{key_id}/"
 
 
-def etcd_store(config: Config, key_id: str, line: LineKey | None) -> EtcdStore | None:
+def etcd_store(
+    config: Config, key_id: str, line: LineKey | None, public: bytes | None = None
+) -> EtcdStore | None:
     """The etcd store the configuration names, or None for the state root; `line`: the state
-    root's line key, which its writes' ledger entries carry (ADR 0043, amendment `etcdledger`)."""
+    root's line key, which its writes' ledger entries carry (ADR 0043, amendment `etcdledger`);
+    `public`: the state key's public half, which its evidence keys are checked against."""
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    return etcd_at(config.store.endpoints, prefix, line)
+    found = etcd_at(config.store.endpoints, prefix, line)
+    found.public = public
+    return found
 
 
 def etcd_at(endpoints: Sequence[str], prefix: str, line: LineKey | None = None) -> EtcdStore:
