@@ -213,6 +213,7 @@ class Limits(NamedTuple):
     etcd_txn_ops: int = 128  # reads in one transaction (etcd's --max-txn-ops default)
     etcd_lock_ttl_s: int = 10  # a lock's lease lapses this long after its last keepalive
     etcd_watch_events: int = 10_000  # one watch read returns at most this many events
+    etcd_wake_wait_s: float = 1.0  # a conductor's watch for a change waits this long at a time
     etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream
     etcd_tls_file_bytes: int = 1024 * 1024  # a CA bundle, client certificate or key read
     etcd_ledger_rounds: int = 200  # a write tried again after the keys' ledger moved under it

@@ -117,12 +117,12 @@ def workspace(
         if chosen or os.path.lexists(path):
             raise
         raise _left_behind(exc, os.path.dirname(path)) from None
-    before = ws.store.ledger_size()
+    before = ws.store.write_mark()
     try:
         yield ws
     finally:
         try:
-            if ws.store.ledger_size() != before:  # it wrote: its head signed, anchored (ADR 0027)
+            if ws.store.write_mark() != before:  # it wrote: its heads signed, anchored (ADR 0027)
                 why = ws.store.sign_and_anchor()
                 if why is not None:
                     warning = f"the anchor stays: {why} (`oms audit verify`)"

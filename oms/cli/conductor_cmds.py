@@ -66,7 +66,7 @@ def tick(
     from oms.services.conductor import tick as conductor
 
     signal.signal(signal.SIGINT, _interrupted_now)
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # a host's (ADR 0043 `etcdtick`)
         report = conductor.tick(ws)
     if json_out:
         emit({"ok": not report.internal, **report.to_json()})
@@ -131,7 +131,7 @@ def run(
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda s, _f: _asked_to_stop(asked, s))
     live = sys.stdout.isatty() and not json_out
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043 `etcdtick`)
         every = interval if interval is not None else ws.config().tick_seconds
 
         def report(done: Tick | None, failed: str | None) -> None:

@@ -17,6 +17,7 @@ from oms.store.stateroot import StateRoot, default_state_root
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
     from oms.fsio import FsioOptions, Root
+    from oms.store.anchor import Chain
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
@@ -54,6 +55,22 @@ class Audits(Backend, Protocol):
 
     def audit(self, limits: Limits) -> KeysAudit:
         """Walk every key and the ledger over them, as `oms audit verify` walks the state root."""
+        ...
+
+
+@runtime_checkable
+class Anchored(Backend, Protocol):
+    """A backend whose own ledger the anchor outside it follows (etcd: its keys, ADR 0043
+    amendment `etcdtick`; `store/anchor.py`)."""
+
+    wrote: int  # how many writes this process made through it
+
+    def chain(self) -> Chain:
+        """Its ledger, as the anchor follows it."""
+        ...
+
+    def written_head(self) -> tuple[int, str] | None:
+        """The (seq, hash) of the entry this process wrote last, or None."""
         ...
 
 
@@ -106,7 +123,7 @@ class Store:
 
             meta = self.state.meta
             self._evidence = EvidenceStore(
-                self.state.root, meta.public_key, meta.key_id, self.limits
+                self.state.root, meta.public_key, meta.key_id, self.limits, backend=self.backend
             )
         return self._evidence
 
@@ -223,7 +240,13 @@ class Store:
 
     def put_evidence(self, body: JsonObject) -> Evidence:
         """Sign `body` with the state key and store it."""
-        return self.evidence.put(body, self.state.signer())
+        return self.evidence.put(body, self.state.signer(), fence=self.fence)
+
+    def write_mark(self) -> tuple[int, int]:
+        """What moves when a command writes: the state root's ledger's size and the writes made
+        through a backend with a ledger of its own (etcd's keys)."""
+        wrote = self.backend.wrote if isinstance(self.backend, Anchored) else 0
+        return self.ledger_size(), wrote
 
     def ledger_size(self) -> int:
         """The ledger's size in bytes now (0: none): a command that changes it wrote."""
@@ -256,24 +279,54 @@ class Store:
 
     def sign_and_anchor(self) -> str | None:
         """Sign the ledger's head and move the anchor to it (what every command that wrote and every
-        conductor tick that wrote do): None, or why the anchor stays (`anchor`)."""
+        conductor tick that wrote do), and the keys' ledger's head this process wrote (etcd,
+        `anchor_keys`): None, or why an anchor stays (`anchor`)."""
         found = self.checkpoint()
-        return None if found is None else self.anchor(found[0])
+        why = None if found is None else self.anchor(found[0])
+        keys_why = self.anchor_keys()
+        return why if keys_why is None else keys_why if why is None else f"{why}; {keys_why}"
+
+    def anchor_keys(self) -> str | None:
+        """Sign the head of a backend's own ledger that this process wrote last (etcd's keys) with
+        the state key and move its anchor outside the cluster and the state root to it
+        (`anchor.advance`); None when done or there is nothing to do, else why it stays."""
+        if not isinstance(self.backend, Anchored):
+            return None
+        head = self.backend.written_head()
+        if head is None:
+            return None
+        from oms.store import anchor
+
+        state = self.state
+        return anchor.advance(
+            state.root,
+            state.signer(),
+            state.meta.key_id,
+            {"seq": head[0], "head": head[1]},
+            chain=self.backend.chain(),
+        )
 
     def rolled_back(self) -> str | None:
         """The problem the anchor outside the state root shows (a rollback, or a damaged anchor), or
-        None (`anchor.check`)."""
+        None (`anchor.check`); then the anchor of a backend's own ledger (etcd's keys)."""
         from oms.store import anchor
 
         meta = self.state.meta
-        return anchor.check(self.state.root, meta.public_key, meta.key_id)[1]
+        problem = anchor.check(self.state.root, meta.public_key, meta.key_id)[1]
+        if problem is None and isinstance(self.backend, Anchored):
+            chain = self.backend.chain()
+            problem = anchor.check(self.state.root, meta.public_key, meta.key_id, chain)[1]
+        return problem
 
     def ticket_floor(self) -> int:
-        """The highest local ticket number ever allocated, as the anchor and accepted rollbacks
-        know."""
+        """The highest local ticket number ever allocated, as the anchors (the state root's, and
+        a backend's own ledger's) and accepted rollbacks know."""
         from oms.store import anchor
 
-        return anchor.ticket_floor(self.state.root)
+        floor = anchor.ticket_floor(self.state.root)
+        if isinstance(self.backend, Anchored):
+            floor = max(floor, anchor.ticket_floor(self.state.root, self.backend.chain()))
+        return floor
 
     def audit(self, exported: bytes | None = None) -> Audit:
         """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`),
@@ -296,6 +349,13 @@ class Store:
             found.problems.insert(0, problem)  # a rollback first: it explains every other line
         if note is not None and found.entries:
             found.notes.append(note)
+        if isinstance(self.backend, Anchored):  # the keys' anchor, outside the cluster
+            chain = self.backend.chain()
+            _, problem, note = anchor.check(self.state.root, meta.public_key, meta.key_id, chain)
+            if problem is not None:
+                found.problems.insert(0, f"etcd: {problem}")
+            if note is not None and found.entries:
+                found.notes.append(f"etcd: {note}")
         return found
 
     def close(self) -> None:

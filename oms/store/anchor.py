@@ -14,13 +14,19 @@ When: after every checkpoint a command or a conductor tick that wrote signs (`ad
 moves forward along this ledger: an anchor naming an entry the ledger does not hold (rolled back, or
 rewritten after it) is never replaced except by a person (`oms audit accept-rollback`), who keeps it
 in the state root (`ledger/rollbacks/<n>.json`, noted). Ticket numbers are allocated above every
-anchor's (`ticket_floor`), so an id is never given twice, rolled back or not."""
+anchor's (`ticket_floor`), so an id is never given twice, rolled back or not.
+
+The same anchor is kept for an etcd store's ledger on keys (ADR 0043, amendment `etcdtick`): in
+`<anchors>/<key id>/<chain>/` (`Chain.folder`: one folder per store prefix), signed by the same
+state key, its head an entry `ledger/<seq>` of the cluster, so a cluster restored from an older
+snapshot, or whose last entries were deleted with their keys, is named the same way."""
 
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from oms.canonical import JsonObject, dumps
 from oms.canonical.strict_json import loads_foreign
@@ -111,11 +117,44 @@ def parse(data: bytes, public_raw: bytes, key_id: str, where: str, generation: i
     return Anchor(seq, head, at, tickets, generation, where)
 
 
-class Place:
-    """This state root's anchor folder (`<anchors>/<key id>`), or why there is none."""
+class Chain(Protocol):
+    """A ledger kept outside the state root that an anchor follows (an etcd store's keys)."""
 
-    def __init__(self, state: Root, key_id: str, *, create: bool) -> None:
+    @property
+    def folder(self) -> str:
+        """Its anchor's folder under this state key's: one component, never a generation."""
+        ...
+
+    @property
+    def what(self) -> str:
+        """How a person knows it (`the etcd store … under …`)."""
+        ...
+
+    def holds(self, seq: int, head: str) -> bool:
+        """Does the ledger hold entry `seq` with hash `head`?"""
+        ...
+
+    def ends(self) -> int:
+        """The seq of its last entry (0: none)."""
+        ...
+
+    def highest_ticket(self) -> int:
+        """The highest local ticket number it holds (0: none)."""
+        ...
+
+
+class Place:
+    """This state root's anchor folder (`<anchors>/<key id>`, or a chain's folder under it), or
+    why there is none."""
+
+    def __init__(
+        self, state: Root, key_id: str, *, create: bool, chain: Chain | None = None
+    ) -> None:
         self.path = os.path.join(anchor_dir(), key_id)
+        if chain is not None:
+            if _GENERATION.fullmatch(chain.folder) or "/" in chain.folder:
+                raise IntegrityError(f"{shown(chain.folder)}: not an anchor folder's name")
+            self.path = os.path.join(self.path, chain.folder)
         self.root: Root | None = None
         self.why: str | None = None
         real_state = os.path.realpath(state.path)
@@ -159,9 +198,12 @@ class Place:
         return parse(self.root.read_bytes(name, MAX_ANCHOR), public_raw, key_id, where, found[-1])
 
 
-def on_chain(state: Root, seq: int, head: str) -> bool:
-    """Does this state root's ledger hold entry `seq` with hash `head`? Its signed checkpoint of
-    `seq` answers at once; else the log is read from its end until the entry is found."""
+def on_chain(state: Root, seq: int, head: str, chain: Chain | None = None) -> bool:
+    """Does this state root's ledger (or `chain`) hold entry `seq` with hash `head`? Its signed
+    checkpoint of `seq` answers at once; else the log is read from its end until the entry is
+    found."""
+    if chain is not None:
+        return chain.holds(seq, head)
     public, key_id = _public(state)
     try:
         kept = state.read_optional(f"{CHECKPOINTS}/{seq}.json", MAX_ANCHOR)
@@ -215,16 +257,17 @@ def highest_ticket(state: Root) -> int:
     return max((int(m.group(1)) for n in names if (m := LOCAL_TICKET.fullmatch(n))), default=0)
 
 
-def rolled_back(state: Root, anchor: Anchor) -> str:
+def rolled_back(state: Root, anchor: Anchor, chain: Chain | None = None) -> str:
     """The one line that names a rollback the anchor shows."""
-    ends = head_seq(state)
+    ends = head_seq(state) if chain is None else chain.ends()
     how = (
         f"the ledger ends at entry {ends}"
         if ends < anchor.seq
         else f"its entry {anchor.seq} is another one (rewritten after it)"
     )
+    what = "the state root" if chain is None else chain.what
     return (
-        f"the state root was rolled back: its anchor {anchor.where} (written {anchor.at}) names "
+        f"{what} was rolled back: its anchor {anchor.where} (written {anchor.at}) names "
         f"ledger entry {anchor.seq}, but {how}"
     )
 
@@ -250,10 +293,10 @@ def head_seq(state: Root) -> int:
 Checked = tuple[Anchor | None, str | None, str | None]
 
 
-def check(state: Root, public_raw: bytes, key_id: str) -> Checked:
+def check(state: Root, public_raw: bytes, key_id: str, chain: Chain | None = None) -> Checked:
     """(the newest anchor, a problem, a note): the problem names a rollback or a damaged anchor; the
-    note says why there is no anchor to check."""
-    with Place(state, key_id, create=False) as place:
+    note says why there is no anchor to check (`chain`: an etcd store's, else the state root's)."""
+    with Place(state, key_id, create=False, chain=chain) as place:
         if place.root is None:
             return None, None, place.why
         try:
@@ -262,8 +305,8 @@ def check(state: Root, public_raw: bytes, key_id: str) -> Checked:
             return None, f"{exc.message} (the anchor)", None
         if newest is None:
             return None, None, f"no anchor at {shown(place.path)} yet"
-        if not on_chain(state, newest.seq, newest.head):
-            return newest, rolled_back(state, newest), None
+        if not on_chain(state, newest.seq, newest.head, chain):
+            return newest, rolled_back(state, newest, chain), None
         return newest, None, None
 
 
@@ -274,13 +317,15 @@ def advance(
     checkpoint: JsonObject,
     *,
     accept: bool = False,
+    chain: Chain | None = None,
 ) -> str | None:
-    """Move the anchor to `checkpoint` (a signed checkpoint of this ledger's head). None: done, or
-    nothing to do; else the one line that says why it stays (a rollback: `accept` moves it all the
-    same, the person's `oms audit accept-rollback`; or the folder cannot be used)."""
+    """Move the anchor to `checkpoint` (a signed checkpoint of this ledger's head; for `chain`,
+    its head's seq and hash). None: done, or nothing to do; else the one line that says why it
+    stays (a rollback: `accept` moves it all the same, the person's `oms audit accept-rollback`;
+    or the folder cannot be used)."""
     seq, head = int(str(checkpoint["seq"])), str(checkpoint["head"])
     public = signer.public_raw()
-    with Place(state, key_id, create=True) as place:
+    with Place(state, key_id, create=True, chain=chain) as place:
         if place.root is None:
             return place.why
         for _ in range(LIMITS.anchor_rounds):
@@ -293,13 +338,13 @@ def advance(
             if current is not None and not accept:
                 if (current.seq, current.head) == (seq, head):
                     return None
-                if not on_chain(state, current.seq, current.head):
-                    return rolled_back(state, current)
+                if not on_chain(state, current.seq, current.head, chain):
+                    return rolled_back(state, current, chain)
                 if current.seq > seq:
                     return None  # a later writer anchored further along this ledger
             tickets = max(
                 current.tickets if current is not None else 0,
-                highest_ticket(state),
+                highest_ticket(state) if chain is None else chain.highest_ticket(),
                 _accepted_floor(state, public, key_id),
             )
             generation = max(place.generations(), default=0) + 1
@@ -331,13 +376,13 @@ def _accepted_floor(state: Root, public_raw: bytes, key_id: str) -> int:
     return floor
 
 
-def ticket_floor(state: Root) -> int:
-    """The highest local ticket number ever allocated as far as the anchor and the accepted
-    rollbacks know (0: none): the next local ticket is numbered above it and above every ticket
-    record."""
+def ticket_floor(state: Root, chain: Chain | None = None) -> int:
+    """The highest local ticket number ever allocated as far as the anchor (the state root's, or
+    `chain`'s) and the accepted rollbacks know (0: none): the next local ticket is numbered above
+    it and above every ticket record."""
     public, key_id = _public(state)
     floor = _accepted_floor(state, public, key_id)
-    with Place(state, key_id, create=False) as place:
+    with Place(state, key_id, create=False, chain=chain) as place:
         if place.root is None:
             return floor
         try:

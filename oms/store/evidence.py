@@ -1,5 +1,9 @@
 """Evidence: content-addressed, signed by the state key, verified on every read.
 
+On files it lives in the state root; on an etcd store (ADR 0043, amendment `etcdtick`) as the key
+`evidence/<sha256>.json` under the store's prefix, created once with its ledger entry in one
+transaction (`Backend.create_once`), so another host reads what a result rests on.
+
 `evidence/<sha256>.json` holds a DSSE envelope: `payloadType`, `payload` (base64 of the exact body
 bytes) and one signature by the state key over `PAE(payloadType, body)`. The name is the sha256 of
 the body bytes. A read checks, in order: envelope schema, base64, name = sha256(body), key id =
@@ -24,6 +28,7 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import keys, ledger
+from oms.store.backend import Backend, Fence
 from oms.store.documents import encode_document, parse_document
 
 EVIDENCE_DIR = "evidence"
@@ -44,24 +49,41 @@ class Evidence(NamedTuple):
 
 def open_envelope(data: bytes, ref: str, public_raw: bytes, key_id: str, where: str) -> Evidence:
     """Verify an envelope completely and return its body."""
+    found = open_unsigned(data, ref, where)
+    if not equal(found.keyid, key_id):
+        raise SignatureError(f"{where}: signed by another key")
+    keys.verify(public_raw, found.sig, PAYLOAD_TYPE, found.body, where)
+    return found.evidence
+
+
+class Unsigned(NamedTuple):
+    """An envelope whose address and body were checked, its signature not yet: the key id it
+    names, the signature, the body's bytes and the evidence."""
+
+    keyid: str
+    sig: bytes
+    body: bytes
+    evidence: Evidence
+
+
+def open_unsigned(data: bytes, ref: str, where: str) -> Unsigned:
+    """Check an envelope but for its signature: its schema, its address (the sha256 of its body)
+    and its body (canonical, schema-valid). `open_envelope` then checks the signature; evidence of
+    another host's state key on an etcd store is counted, its signature that key's to check."""
     envelope = parse_document(data, "evidence-envelope", where)
     body = keys.b64decode(access.text(envelope, "payload"), where)
     if not equal(sha256_hex(body), ref):
         raise IntegrityError(f"{where}: content does not match its address")
     signature = access.obj_at(access.array(envelope, "signatures"), 0)
-    if not equal(access.text(signature, "keyid"), key_id):
-        raise SignatureError(f"{where}: signed by another key")
-    keys.verify(
-        public_raw, keys.b64decode(access.text(signature, "sig"), where), PAYLOAD_TYPE, body, where
-    )
+    sig = keys.b64decode(access.text(signature, "sig"), where)
     doc = parse_document(body, "evidence", f"{where}: body")
     check(access.text(doc, "ticket_id"), f"{where}: ticket_id")
     parse_ts(access.text(doc, "created_at"), f"{where}: created_at")
-    return Evidence(ref, doc)
+    return Unsigned(access.text(signature, "keyid"), sig, body, Evidence(ref, doc))
 
 
 class EvidenceStore:
-    """Signed evidence under a state root."""
+    """Signed evidence under a state root, or as keys of an etcd store (`backend`)."""
 
     def __init__(
         self,
@@ -69,14 +91,20 @@ class EvidenceStore:
         public_raw: bytes,
         key_id: str,
         limits: Limits = LIMITS,
+        *,
+        backend: Backend | None = None,
     ) -> None:
         self.root = root
         self.public_raw = public_raw
         self.key_id = key_id
         self.limits = limits
+        self.backend = backend  # None: the state root's files
 
-    def put(self, body: JsonObject, signer: keys.SigningKey) -> Evidence:
-        """Sign and store `body` (idempotent: the same body gives the same ref)."""
+    def put(
+        self, body: JsonObject, signer: keys.SigningKey, *, fence: Fence | None = None
+    ) -> Evidence:
+        """Sign and store `body` (idempotent: the same body gives the same ref); on an etcd
+        store its key lands only while `fence` is still the lock taken (`LeaseError` else)."""
         where = f"{EVIDENCE_DIR}/(new)"
         data = encode_document(body, "evidence", where, self.limits.evidence_bytes)
         ref = sha256_hex(data)
@@ -91,6 +119,12 @@ class EvidenceStore:
         stored = encode_document(envelope, "evidence-envelope", rel, self.limits.evidence_bytes)
         # Same body, same signature (Ed25519 is deterministic); the read below verifies whatever is
         # there.
+        if self.backend is not None:  # etcd: created once with its ledger entry, in one txn
+            there = self.backend.create_once(
+                "evidence", rel, stored, self.limits.evidence_bytes, fence=fence
+            )
+            data = stored if there is None else there
+            return open_envelope(data, ref, self.public_raw, self.key_id, f"etcd:{rel}")
         with contextlib.suppress(AlreadyExistsError):
             ledger.publish_noted(self.root, "evidence", rel, stored)  # with its entry, or none
         return self.get(ref)
@@ -99,6 +133,11 @@ class EvidenceStore:
         """Read and fully verify evidence `ref`."""
         check(ref, "evidence ref", SHA256)
         rel = f"{EVIDENCE_DIR}/{ref}.json"
+        if self.backend is not None:
+            found = self.backend.read(rel, self.limits.evidence_bytes)
+            if found is None:
+                raise RecordNotFoundError(f"no evidence {ref}")
+            return open_envelope(found, ref, self.public_raw, self.key_id, f"etcd:{rel}")
         try:
             data = self.root.read_bytes(rel, self.limits.evidence_bytes)
         except NotFoundError as exc:
@@ -107,8 +146,11 @@ class EvidenceStore:
 
     def refs(self) -> list[str]:
         """Every evidence ref (sorted)."""
-        try:
-            names = self.root.listdir(EVIDENCE_DIR)
-        except NotFoundError:
-            return []
+        if self.backend is not None:
+            names = self.backend.names(EVIDENCE_DIR)
+        else:
+            try:
+                names = self.root.listdir(EVIDENCE_DIR)
+            except NotFoundError:
+                return []
         return [n[:-5] for n in names if n.endswith(".json") and SHA256.fullmatch(n[:-5])]

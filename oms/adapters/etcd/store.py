@@ -6,6 +6,8 @@ Keys under the store's prefix mirror the state root's names:
 * `records/<kind>/<id>/ops/<operation-id>.json` — the op index, written with its version;
 * `latest/<kind>/<id>` — the latest version number (ASCII digits);
 * `events/<id>.json` — an event, created once;
+* `evidence/<sha256>.json` — a signed evidence envelope, created once, named by its body's digest
+  (`store/evidence.py`; ADR 0043 amendment `etcdtick`);
 * `locks/<name>` — a lock, created under a lease; its create revision is the fencing token
   (`locks/conductor/<host>`: a host's conductor, ADR 0043 amendment `etcdhost`);
 * `hosts/<host>` — a host's heartbeat under its lease (`adapters/etcd/hosts.py`).
@@ -45,9 +47,11 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import KeysAudit, ledger
+from oms.store import keys as state_keys
 from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
+from oms.store.evidence import PAYLOAD_TYPE, open_unsigned
 from oms.store.ledger import LineKey
 from oms.store.outbox import parse_receipt
 from oms.store.records import parse_record, version_digest
@@ -73,10 +77,14 @@ class EtcdStore:
 
     name = "etcd"
 
-    def __init__(self, client: Etcd, prefix: str, line: LineKey | None = None) -> None:
+    def __init__(
+        self, client: Etcd, prefix: str, line: LineKey | None = None, public: bytes | None = None
+    ) -> None:
         self.client = client
         self.prefix = check_prefix(prefix)
         self.line = line  # the state root's line key: its writes' ledger entries (None: reads only)
+        self.public = public  # the state key's public half: evidence signatures checked by verify
+        self.wrote = 0  # the writes this store made (a command that wrote anchors the head)
         self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
@@ -247,6 +255,17 @@ class EtcdStore:
         return existing.value
 
     # ------------------------------------------------------------------ the ledger on keys
+    def chain(self) -> KeysChain:
+        """The ledger on keys as the anchor outside the cluster follows it (`store/anchor.py`;
+        ADR 0043, amendment `etcdtick`)."""
+        return KeysChain(self)
+
+    def written_head(self) -> tuple[int, str] | None:
+        """The entry this store's last write made (seq, hash), or None: it wrote nothing."""
+        return (
+            None if self._head is None or self.wrote == 0 else (self._head.seq, self._head.digest)
+        )
+
     def entries_back(self) -> Backward:
         """The ledger on keys read from its end (`oms audit log`), as `ledger.Backward` reads
         the log."""
@@ -293,6 +312,7 @@ class EtcdStore:
             )
             if done.succeeded:
                 self._head = _Head(seq, hashlib.sha256(entry).hexdigest(), done.revision)
+                self.wrote += 1
                 return done
             newest = self._head_of(done.ranges[-1])
             if newest == head:  # the ledger did not move: the write's own compares failed
@@ -359,6 +379,44 @@ class Backward:
             newer = entry
         if newer is not None and (newer.seq != 1 or newer.prev != ledger.GENESIS):
             self.fault = f"ledger entry {newer.seq} on etcd does not start the chain"
+
+
+class KeysChain:
+    """The ledger on keys as `store/anchor.py` follows it (`anchor.Chain`): its anchor's folder is
+    named by the store's prefix, so a restore of the cluster (or deleting its last entries with
+    their keys) leaves the anchor naming an entry the keys no longer hold."""
+
+    def __init__(self, store: EtcdStore) -> None:
+        self.store = store
+        self.folder = "etcd-" + hashlib.sha256(store.prefix.encode()).hexdigest()[:32]
+        self.what = f"the etcd store under {shown(store.prefix)}"
+
+    def holds(self, seq: int, head: str) -> bool:
+        """Does `ledger/<seq>` hold the entry whose bytes hash to `head`? (one read)"""
+        found = self.store.client.get(self.store.key(ledger.entry_name(seq)))
+        return found is not None and hashlib.sha256(found.value).hexdigest() == head
+
+    def ends(self) -> int:
+        """The number of the last `ledger/` key (0: none; a key that is no entry's: 0)."""
+        for kv in self.store.client.range_back(self.store.key(ledger.ENTRY_DIR + "/")):
+            m = _ENTRY.fullmatch(kv.key[len(self.store.prefix) :])
+            return 0 if m is None else int(m.group(1))
+        return 0
+
+    def highest_ticket(self) -> int:
+        """The highest local ticket number (`tkt-N`) the cluster's pointers name (0: none)."""
+        under = self.store.key("latest/ticket/")
+        return max(
+            (
+                int(m.group(1))
+                for kv in self.store.client.range_prefix(under, keys_only=True)
+                if (m := _LOCAL_TICKET.fullmatch(kv.key[len(under) :]))
+            ),
+            default=0,
+        )
+
+
+_LOCAL_TICKET = re.compile(r"tkt-([1-9][0-9]{0,9})")
 
 
 class _Head(NamedTuple):
@@ -481,6 +539,7 @@ _RECORD = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/((?:0|[1-9][0-9]{0,15})
 _OP = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/ops/([^/]+)\.json")
 _LATEST = re.compile(r"latest/([a-z][a-z0-9-]*)/([^/]+)")
 _EVENT = re.compile(r"events/([^/]+)\.json")
+_EVIDENCE = re.compile(r"evidence/([0-9a-f]{64})\.json")
 _LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+)?")
 _HOST = re.compile(r"hosts/(.*)", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
@@ -541,6 +600,7 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
     latest_at: dict[tuple[str, str], int] = {}  # the revision the pointer was last set at
     entries: list[KeyValue] = []
     covered: dict[str, _Covered] = {}  # what the ledger must note: versions, events, receipts
+    others: dict[str, int] = {}  # evidence signed by another state key: key id -> how many
     for kv in store.client.range_prefix(store.prefix):
         read += 1
         rel = kv.key[len(store.prefix) :]
@@ -572,6 +632,9 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                 if len(kv.value) > limits.event_bytes:
                     raise FileTooLargeError(f"over {limits.event_bytes} bytes")
                 parse_event(kv.value, m.group(1), kv.key)
+            elif m := _EVIDENCE.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                _evidence(store, kv, m.group(1), limits, others)
             elif m := _RECEIPT.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 if len(kv.value) > limits.receipt_bytes:
@@ -605,7 +668,28 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
         problems.extend(_op_entry(kind, op_id, data, key, versions.get((kind, record_id), {})))
     noted = len(covered)
     found_problems, notes = _ledger(store, entries, covered)
+    notes += [
+        f"{count} evidence documents signed by state key {keyid[:16]}: their signatures are that "
+        "key's to check"
+        for keyid, count in sorted(others.items())
+    ]
     return Walked(problems + found_problems, read, len(entries), noted, notes)
+
+
+def _evidence(
+    store: EtcdStore, kv: KeyValue, ref: str, limits: Limits, others: dict[str, int]
+) -> None:
+    """Check an evidence key as `oms store verify` checks its file: its address, its body and,
+    when it is this state key's, its signature; another key's is counted in `others` (raises the
+    problem)."""
+    if len(kv.value) > limits.evidence_bytes:
+        raise FileTooLargeError(f"over {limits.evidence_bytes} bytes")
+    found = open_unsigned(kv.value, ref, kv.key)
+    mine = None if store.line is None else store.line.key_id
+    if store.public is None or found.keyid != mine:
+        others[found.keyid] = others.get(found.keyid, 0) + 1
+        return
+    state_keys.verify(store.public, found.sig, PAYLOAD_TYPE, found.body, kv.key)
 
 
 def _ledger(

@@ -125,7 +125,9 @@ class _Keys(Protocol):
 
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
     backend = ws.store.backend
-    if backend is not None and entry.path.startswith(("records/", "events/", "outbox/")):
+    if backend is not None and entry.path.startswith(
+        ("records/", "events/", "outbox/", "evidence/")
+    ):
         data = backend.read(entry.path, LIMITS.admin_read_bytes)  # etcd: the entry's key
     else:
         data = ws.store.state.root.read_optional(entry.path, LIMITS.admin_read_bytes)

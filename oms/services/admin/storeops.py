@@ -28,10 +28,10 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
     if config is None or config.store.backend != "etcd":
         return report
     with Store.open(state_root) as store:
-        key_id = store.state.meta.key_id
+        key_id, public = store.state.meta.key_id, store.state.meta.public_key
         key = line_key(store.state.root)  # the ledger entries' MACs (ADR 0043, `etcdledger`)
     line = LineKey(key_id, lambda: key)
-    backend = etcd_store(config, key_id, line)
+    backend = etcd_store(config, key_id, line, public)
     if backend is None:  # (backend == "etcd" always makes one)
         return report
     try:

@@ -1,7 +1,8 @@
 """`oms conductor run`: the tick in a loop, one conductor per state root (the conductor lock, held
 for the loop's whole life; on an etcd store one per host, and a loop whose lock lapsed ends), woken
-early when something new arrives (a ticket, a dispatch, an event), ending when asked (SIGINT,
-SIGTERM: the CLI's handlers set `stopping`) between two ticks — workers keep running.
+early when something new arrives (a ticket, a dispatch, an event; on an etcd store a record's
+latest pointer moved, heard by a watch: `changed_since`), ending when asked (SIGINT, SIGTERM: the
+CLI's handlers set `stopping`) between two ticks — workers keep running.
 
 A tick that fails as a whole (an unexpected error) is reported and the loop goes on; one bad ticket
 or worker is a line of the tick's report (`tick.py`).
@@ -63,9 +64,17 @@ class Loop:
         return ticks
 
     def _marks(self) -> tuple[tuple[int, int], ...] | None:
-        """What the watched directories look like now (their change times and link counts); None
-        when they cannot be looked at (no file descriptor left, say): the loop then waits its
-        interval."""
+        """What the watched directories look like now (their change times and link counts; on an
+        etcd store the cluster's revision); None when they cannot be looked at (no file
+        descriptor left, say, or the cluster did not answer): the loop then waits its interval."""
+        backend = conductor.etcd_of(self.ws)
+        if backend is not None:
+            from oms.adapters.etcd.store import current_revision
+
+            try:
+                return ((current_revision(backend), 0),)
+            except OmsError:
+                return None
         root = self.ws.store.state.root
         marks = []
         try:
@@ -80,7 +89,21 @@ class Loop:
         """Until the interval has passed, something new arrived since `seen`, or the loop is
         stopping."""
         deadline = time.monotonic() + self.interval_s
+        backend = conductor.etcd_of(self.ws)
         while time.monotonic() < deadline and not self.stopping():
+            if backend is not None and seen is not None:  # a watch, not a poll, on etcd
+                from oms.adapters.etcd.store import changed_since
+
+                left = max(0.0, deadline - time.monotonic())
+                try:
+                    moved = changed_since(
+                        backend, seen[0][0] + 1, wait_s=min(left, LIMITS.etcd_wake_wait_s)
+                    )
+                except OmsError:  # unreachable, or a compacted revision: a tick looks again
+                    return
+                if moved.records:
+                    return
+                continue
             now = self._marks()
             if seen is not None and now is not None and now != seen:
                 return

@@ -250,7 +250,7 @@ def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> Lock | HostLock
     """The conductor lock: on files, the state root's (one conductor per state root); on an etcd
     store, this host's (`HostLock`: one conductor per host, another host's conductor runs beside
     it; `ttl`: its lease). `LockHeldError` names a live holder."""
-    backend = _etcd(ws)
+    backend = etcd_of(ws)
     if backend is not None:
         return _host_lock(ws, backend, ttl)
     try:
@@ -267,7 +267,7 @@ def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> Lock | HostLock
         ) from None
 
 
-def _etcd(ws: Workspace) -> EtcdStore | None:
+def etcd_of(ws: Workspace) -> EtcdStore | None:
     """The workspace's etcd store, or None on files (the etcd client is imported only then)."""
     if getattr(ws.store.backend, "name", "files") != "etcd":
         return None
@@ -298,7 +298,7 @@ def still_held(ws: Workspace) -> None:
     the one taken (its lease lapsed: paused or cut off past its TTL, or revoked): a tick then acts
     on nothing, panes included — its record writes would be refused, its tmux actions would not.
     One read; nothing on files (a file lock cannot lapse while its holder lives)."""
-    fence, backend = ws.store.fence, _etcd(ws)
+    fence, backend = ws.store.fence, etcd_of(ws)
     if fence is None or backend is None:
         return
     found = backend.client.get(fence.key)
@@ -330,7 +330,7 @@ def tick(
     report = Tick(ws.now(), ws.host())
     listed = d.panes.list()
     seen = replace(d, panes=SeenPanes(d.panes, listed))
-    run = _Runner(report)
+    run = _Runner(report, ws)
 
     def reconcile(phase: Phase) -> None:
         heartbeat(ws, memory, phase)
@@ -380,7 +380,10 @@ def heartbeat(ws: Workspace, memory: Memory, phase: Phase) -> None:
 def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
     """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the
     workspace's clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact`
-    says why others stay)."""
+    says why others stay). Not on an etcd store: its keys are not compacted yet (ADR 0043,
+    amendment `etcdtick`), so nothing is archived and nothing deleted."""
+    if etcd_of(ws) is not None:
+        return
     now = parse_ts(ws.now())
     last = memory.last_compact_ms.get(ws.store.path)
     if last is None:  # a new process (a one-shot tick from cron): when any conductor last looked
@@ -401,8 +404,26 @@ def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
 
 
 def _checkpoint(ws: Workspace, phase: Phase, memory: Memory) -> None:
-    """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027). A
-    tick that finds the head signed and anchored by this conductor already writes nothing."""
+    """Sign the ledger's head and move the anchor outside the state root to it (ADR 0022, 0027),
+    and on an etcd store the head of its keys' ledger this conductor wrote last (ADR 0043,
+    amendment `etcdtick`). A tick that finds the heads signed and anchored by this conductor
+    already writes nothing."""
+    _checkpoint_root(ws, phase, memory)
+    backend = etcd_of(ws)
+    head = None if backend is None else backend.written_head()
+    if head is None:
+        return
+    key = f"{ws.store.path}\0etcd"
+    if memory.anchored.get(key) == head[0]:
+        return
+    why = ws.store.anchor_keys()
+    if why is not None:
+        phase.skipped.append(f"the keys' anchor stays: {why}")
+        return
+    memory.anchored[key] = head[0]
+
+
+def _checkpoint_root(ws: Workspace, phase: Phase, memory: Memory) -> None:
     signed = ws.store.checkpoint()
     if signed is None:
         return
@@ -445,12 +466,45 @@ def unexpected(exc: Exception) -> tuple[str, bool]:
     return f"internal error: {said}", True
 
 
+LAUNCHING = ("resume", "deliver", "fill")  # the phases that launch under the outbox's locks
+
+
+def refused_on_etcd(ws: Workspace, name: str) -> str | None:
+    """Why phase `name` does not run on this store yet, in one line (None: it runs). On an etcd
+    store the phases that launch a worker (`LAUNCHING`) take the outbox's locks — the deliverer's,
+    the pool's — which are still this host's files, so two hosts could launch one dispatch, or
+    fill one pool slot, each: they wait for those locks as leases (ADR 0043, amendment
+    `etcdtick`)."""
+    if name not in LAUNCHING or etcd_of(ws) is None or _launch_locks_leased(ws):
+        return None
+    return refused_line(name)
+
+
+def refused_line(name: str) -> str:
+    """The line a launching phase reports on an etcd store whose outbox locks are files."""
+    return (
+        f"not on an etcd store yet: {name} launches workers under the outbox's locks, still "
+        "this host's files (ADR 0043, amendment `etcdtick`)"
+    )
+
+
+def _launch_locks_leased(ws: Workspace) -> bool:  # noqa: ARG001 (etcddeliver: Outbox.lock)
+    """Whether the outbox's locks on this store are the cluster's leases."""
+    return False
+
+
 class _Runner:
-    def __init__(self, report: Tick) -> None:
+    def __init__(self, report: Tick, ws: Workspace) -> None:
         self.report = report
+        self.ws = ws
 
     def __call__(self, name: str, body: Callable[[Phase], None]) -> None:
         phase = Phase(name)
+        refused = refused_on_etcd(self.ws, name)
+        if refused is not None:
+            phase.skipped.append(refused)
+            self.report.phases.append(phase)
+            return
         doing.now(name)
         start = time.perf_counter()
         try:

@@ -122,7 +122,7 @@ class Workspace:
             return
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id)  # read on its first write
-        self.store.backend = etcd_store(config, state.meta.key_id, line)
+        self.store.backend = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
 
     def _names_etcd(self) -> bool:
         """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid

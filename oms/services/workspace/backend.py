@@ -1,6 +1,7 @@
 """The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
-cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms ticket list` and
-`oms status` run on it (`Workspace.open(etcd=True)`); every other command that opens a workspace
+cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms ticket list`,
+`oms status`, `oms audit verify|log` and `oms conductor tick|run` run on it
+(`Workspace.open(etcd=True)`); every other command that opens a workspace
 is refused `backend = "etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it
 reads the configuration, so nothing writes half to files and half to a cluster, and nothing reads
 the state root's files as if they were the store.
@@ -28,13 +29,18 @@ def default_prefix(key_id: str) -> str:
     return f"/oms/{key_id}/"
 
 
-def etcd_store(config: Config, key_id: str, line: LineKey | None) -> EtcdStore | None:
+def etcd_store(
+    config: Config, key_id: str, line: LineKey | None, public: bytes | None = None
+) -> EtcdStore | None:
     """The etcd store the configuration names, or None for the state root; `line`: the state
-    root's line key, which its writes' ledger entries carry (ADR 0043, amendment `etcdledger`)."""
+    root's line key, which its writes' ledger entries carry (ADR 0043, amendment `etcdledger`);
+    `public`: the state key's public half, which its evidence keys are checked against."""
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    return etcd_at(config.store.endpoints, prefix, line)
+    found = etcd_at(config.store.endpoints, prefix, line)
+    found.public = public
+    return found
 
 
 def etcd_at(endpoints: Sequence[str], prefix: str, line: LineKey | None = None) -> EtcdStore:
@@ -75,6 +81,7 @@ def refuse_etcd_named(backend: str, where: str) -> None:
     if backend == "etcd":
         raise ConfigError(
             f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
-            "list`, `oms status`, `oms store verify` and `oms audit verify|log` so far (ADR 0043)",
+            "list`, `oms status`, `oms store verify`, `oms audit verify|log` and `oms conductor "
+            "tick|run` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
