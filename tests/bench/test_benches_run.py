@@ -87,6 +87,14 @@ SMALL: dict[str, Small] = {
             "a check (`true`) in the check sandbox / `/bin/true` run directly",
         ),
     ),
+    "hosts_chaos_bench.py": Small(
+        ("--small",),
+        (
+            "an idle `oms conductor tick` on etcd, 1 hosts up / on files",
+            "an idle `oms conductor tick` on etcd, 3 hosts up / on files",
+            "`oms ticket add` on etcd, 3 hosts up / on files",
+        ),
+    ),
     "help_bench.py": Small(
         ("--runs", "3"),
         ("oms hook provider --help / oms --version", "oms --help (Typer) / oms --version"),
