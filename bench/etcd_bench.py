@@ -19,9 +19,10 @@ names the cluster, taking turns: the first run (it reads every record and writes
 the median of `--repeat` (it reads what changed: nothing), each with its CPU time (user and system:
 what a run costs when the machine is busy). Then an idle conductor tick (ADR 0043, amendment
 `etcdtick`) in two more repositories of `--tick-tickets` open tickets each, files and etcd, their
-pools scaled to one slot, held by a leased ticket (nothing to fill: the tick has nothing to do), in this process under the
-conductor's lock, its memory kept from tick to tick as `oms conductor run` keeps it, the two taking
-turns `--ticks` times. Prints medians, p90 and the ratios etcd / files. Nothing is asserted.
+pools scaled to one slot, held by a leased ticket (nothing to fill: the tick has nothing to do),
+in this process under the conductor's lock, its memory kept from tick to tick as `oms conductor
+run` keeps it, the two taking turns `--ticks` times. Prints medians, p90 and the ratios etcd /
+files. Nothing is asserted.
 """
 
 from __future__ import annotations
