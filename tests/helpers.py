@@ -19,7 +19,7 @@ from oms.fsio._syscalls import Syscalls
 if TYPE_CHECKING:
     import pytest
 
-    from oms.schemas.payloads import TicketPayload, WorkerPayload
+    from oms.schemas.payloads import SessionPayload, TicketPayload, WorkerPayload
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -292,6 +292,11 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
 def ticket_sample(**overrides: Json) -> TicketPayload:
     """`payload("ticket", ...)` typed as its kind's TypedDict, for a rule that takes one."""
     return cast("TicketPayload", payload("ticket", **overrides))
+
+
+def session_sample(**overrides: Json) -> SessionPayload:
+    """`payload("session", ...)` typed as its kind's TypedDict, for a rule that takes one."""
+    return cast("SessionPayload", payload("session", **overrides))
 
 
 def worker_sample(**overrides: Json) -> WorkerPayload:
