@@ -63,7 +63,6 @@ from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.domain import hosts as host_rules
 from oms.errors import IntegrityError, LeaseError, LockHeldError, OmsError, one_line
-from oms.fsio.locks import Lock
 from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.admin import compaction
@@ -82,6 +81,7 @@ from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 from oms.store import compaction as store_compaction
 from oms.store.anchor import ROLLBACK_HINT
+from oms.store.outbox import ProcessingLock
 from oms.store.payloads import ticket_payload, worker_payload
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ class HostLock:
         self.release()
 
 
-def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> Lock | HostLock:
+def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> ProcessingLock | HostLock:
     """The conductor lock: on files, the state root's (one conductor per state root); on an etcd
     store, this host's (`HostLock`: one conductor per host, another host's conductor runs beside
     it; `ttl`: its lease). `LockHeldError` names a live holder."""
