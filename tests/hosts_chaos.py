@@ -15,7 +15,10 @@ from every host in turn. For `seconds` a seeded RNG picks, every `gap` seconds o
 - `partition`: cut a host's link for longer than its conductor lock's lease
   (`LIMITS.etcd_lock_ttl_s` + `PARTITION_MARGIN_S`), then heal it — once a run;
 - `clock`: step a host's wall clock ahead by two hours (`Host.step_clock`) — once a run.
-Then the conductors work until every ticket is done or waits for a person, and it is counted:
+A conductor that ended — one started while its killed predecessor's lock still held exits
+`lock-held` instead of waiting (`oms conductor run`), one whose lock lapsed ends on it — is started
+again at each action and while the hosts settle. Then the conductors work until every ticket is
+done or waits for a person, and it is counted:
 - duplicate launches: a dispatch whose agent logged `agent started` more than once, on all hosts;
 - lost results: a dispatch whose agent was told `result-received` that is not resolved and its
   ticket's end;
@@ -33,6 +36,7 @@ import json
 import os
 import random
 import signal
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +151,7 @@ def run(
         action = rng.choice([a for a in ACTIONS if a not in once])
         host = rng.choice(hosts)
         outcome.actions[action] = outcome.actions.get(action, 0) + 1
+        _revive(hosts, conductors)
         if stopped_member is not None:  # a member killed at the last action starts again
             cluster.restart(stopped_member)
             stopped_member = None
@@ -177,16 +182,27 @@ def run(
     if stopped_member is not None:
         cluster.restart(stopped_member)
     cluster.wait_healthy()
-    for host in hosts:  # a conductor that ended on a lost lock starts again
-        if conductors[host.name].poll() is not None:
-            conductors[host.name] = host.start_conductor()
+
+    def settled() -> bool:
+        _revive(hosts, conductors)
+        return _settled(rig)
+
     with contextlib.suppress(AssertionError):
-        eventually(lambda: _settled(rig), timeout=settle_s, what="the hosts settle")
+        eventually(settled, timeout=settle_s, what="the hosts settle")
     outcome.seconds = time.monotonic() - started
     count(rig, outcome, windows)
     for host in hosts:
         host.kill(conductors[host.name])
     return outcome
+
+
+def _revive(hosts: list[Host], conductors: dict[str, subprocess.Popen[bytes]]) -> None:
+    """Start again a host's conductor that ended: one started while its killed predecessor's
+    lock still held (`lock-held`, until that lease lapses), or one that ended on a lost lock."""
+    for host in hosts:
+        if conductors[host.name].poll() is not None:
+            host.kill(conductors[host.name])
+            conductors[host.name] = host.start_conductor()
 
 
 def _cluster_now(rig: Rig) -> str:
