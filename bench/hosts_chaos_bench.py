@@ -9,7 +9,10 @@ a network namespace with its own state root, settings and clone of one bare repo
 `ip` needed). **Cost by hosts**: with 1, 2 and 3 hosts beating (each host's `oms conductor tick`
 run once: its heartbeat under its lease), host-a's idle `oms conductor tick` and its `oms ticket
 add` (a ticket's overhead: the write every ticket costs) are timed, the cases taking turns with
-the same commands on a state root of files (the demo's project without `[store]`) in the same run.
+the same commands on state roots of files (the demo's project without `[store]`: one ticked, never
+given a ticket, one given the tickets, never ticked) in the same run. On etcd the tickets the adds
+leave are queued in the cluster host-a ticks; a tick on etcd launches nothing yet, so it stays
+idle (when it launches, the adds move to a prefix of their own).
 **The chaos** (`--chaos`): `tests/hosts_chaos.py` with `--tickets` tickets on the three hosts —
 SIGKILLs of conductors, deliverers and brokers, an etcd member killed and restarted, a host
 partitioned longer than its lock's lease, a host's clock stepped — then the counts that must be 0
@@ -60,7 +63,8 @@ def _files_call(state: str, repo: str, *args: str) -> Callable[[], None]:
 
 
 def by_hosts(rig: Rig, base: Path, counts: list[int], repeat: int, warmup: int) -> None:
-    files = demo._prepare(str(base / "files"))
+    files = demo._prepare(str(base / "files"))  # ticked: never given a ticket, so idle
+    added = demo._prepare(str(base / "added"))  # given the tickets, never ticked
     hosts = [rig.hosts[name] for name in HOSTS]
     titles = iter(range(1_000_000))
     for count in counts:
@@ -87,7 +91,7 @@ def by_hosts(rig: Rig, base: Path, counts: list[int], repeat: int, warmup: int) 
 
         def add_files() -> None:
             argv = ("ticket", "add", "--title", f"t {next(titles)}", "--body", "x")
-            _files_call(files.state_root, files.repo, *argv)()
+            _files_call(added.state_root, added.repo, *argv)()
 
         add = time_interleaved({"etcd": add_etcd, "files": add_files}, repeat, warmup=warmup)
         print_ratio(
@@ -152,6 +156,11 @@ def main() -> int:
                 next(rigs)
         cluster.stop()
         network.close()
+        for project in ("files", "added"):  # a tmux server a files tick started, if any
+            sock = tmp / project / "state" / "tmux.sock"
+            subprocess.run(
+                ["tmux", "-S", str(sock), "kill-server"], capture_output=True, check=False
+            )
         shutil.rmtree(tmp, ignore_errors=True)
 
 
