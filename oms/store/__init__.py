@@ -140,7 +140,7 @@ class Store:
         if self._ticket_content is None:
             from oms.store.content import TicketContent
 
-            self._ticket_content = TicketContent(self.state.root, self.limits)
+            self._ticket_content = TicketContent(self.state.root, self.limits, backend=self.backend)
         return self._ticket_content
 
     @property
