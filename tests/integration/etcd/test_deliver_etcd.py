@@ -323,3 +323,22 @@ def test_an_unreachable_cluster_is_one_line_and_nothing_is_written(
     assert "Traceback" not in done.stderr
     assert not (on_etcd.state / "panes").exists() or not list((on_etcd.state / "panes").iterdir())
     _no_record_files(on_etcd)
+
+
+def test_nested_processing_locks_let_go_in_any_order_leave_the_innermost_held_fence(
+    on_etcd: EtcdChain,
+) -> None:
+    with on_etcd.workspace() as ws:
+        outer = ws.store.outbox(CONSUMER).lock("evt-outer")
+        inner = ws.store.outbox("oms-end-locks").lock("dsp-1")
+        assert ws.store.fence == inner.fence
+        outer.release()  # the outer one first: the inner one's fence stays
+        assert ws.store.fence == inner.fence
+        inner.release()
+        assert ws.store.fence is None
+        first = ws.store.outbox(CONSUMER).lock("evt-outer")
+        second = ws.store.outbox("oms-end-locks").lock("dsp-1")
+        second.release()  # in order: the outer one's fence comes back
+        assert ws.store.fence == first.fence
+        first.release()
+        assert ws.store.fence is None
