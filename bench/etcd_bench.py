@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
         [--status-tickets 10000 (0: no `oms status` runs)] [--repeat 5] [--oms dist/oms/oms]
+        [--deliveries 0 (N: `oms worker deliver` N times on each store)]
         [--tick-tickets 1000 (0: no ticks)] [--ticks 30]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
@@ -12,17 +13,22 @@ with its ledger entry, ADR 0043 amendment `etcdledger`: by a store that knows th
 by a new one, as a new process's first write is), and the
 client's bare round trip (a range of one key) for scale, and a host's heartbeat: written (files: a
 beat file published and the older pruned; etcd: the key read, put under its lease fenced by the
-conductor's lock of its host, the lease kept alive) and read (every host's, 3 hosts). Then `oms
+conductor's lock of its host, the lease kept alive) and read (every host's, 3 hosts), and a
+processing lock taken and let go (`Outbox.lock`: a lock file; etcd: a lease granted, the key
+created under it, its keeper started, the lease revoked). Then `oms
 status` as a new process (`--oms`: the frozen binary; from source by default) in two demo
 repositories of `--status-tickets` open tickets each, one on files and one whose committed `[store]`
 names the cluster, taking turns: the first run (it reads every record and writes the summary) and
 the median of `--repeat` (it reads what changed: nothing), each with its CPU time (user and system:
-what a run costs when the machine is busy). Then an idle conductor tick (ADR 0043, amendment
-`etcdtick`) in two more repositories of `--tick-tickets` open tickets each, files and etcd, their
-pools scaled to one slot, held by a leased ticket (nothing to fill: the tick has nothing to do),
-in this process under the conductor's lock, its memory kept from tick to tick as `oms conductor
-run` keeps it, the two taking turns `--ticks` times. Prints medians, p90 and the ratios etcd /
-files. Nothing is asserted.
+what a run costs when the machine is busy). With `--deliveries N`, `oms worker deliver` as a new
+process in two test chains (`tests/chain.py`: real git and tmux, a command worker that runs `true`),
+one on files and one on the cluster (ADR 0043 amendment `etcddeliver`: its lock a lease, its writes
+fenced), an accepted dispatch each, taking turns N times: wall and CPU. Then an idle conductor tick
+(ADR 0043, amendment `etcdtick`) in two more repositories of `--tick-tickets` tickets each, files
+and etcd, every one blocked for a person (nothing to fill, expire or resolve: the tick has nothing
+to do), in this process under the conductor's lock, its memory kept from tick to tick as `oms
+conductor run` keeps it, the two taking turns `--ticks` times. Prints medians, p90 and the ratios
+etcd / files. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -114,9 +120,10 @@ def concurrent(make: list[Store], each: int, tag: str) -> float:
     return len(make) * each / (time.perf_counter() - began)
 
 
-def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
+def fill_tickets(ws: Workspace, count: int, threads: int, *, blocked: bool = False) -> None:
     """`count` open tickets `tkt-1…`, as `oms ticket add` writes them (one body shared), written by
-    `threads` writers (on etcd each with a client of its own: the cluster batches their commits)."""
+    `threads` writers (on etcd each with a client of its own: the cluster batches their commits);
+    `blocked`: each waiting for a person instead (nothing for a tick to do)."""
     sha = ws.store.ticket_content.put(
         {
             "format": "oms-ticket-content-v1",
@@ -146,6 +153,8 @@ def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
                 created_at=T0,
                 repository_root=ws.config_root,
             )
+            if blocked:
+                nxt = machine.block(nxt.state, nxt.payload, reason="waits for a person")
             records.create(
                 f"tkt-{n}",
                 state=nxt.state,
@@ -199,11 +208,64 @@ def status_runs(
     return out
 
 
+def deliver_runs(
+    base: Path, cluster: Cluster, count: int, oms: list[str]
+) -> dict[str, list[float]]:
+    """`oms worker deliver` of a fresh accepted dispatch, in a chain on files and one on the
+    cluster, taking turns `count` times (seconds: wall, and CPU as `<name> cpu`)."""
+    import os
+
+    from tests.chain import Chain, accepted, make_chain
+
+    class OnEtcd(Chain):
+        def workspace(self) -> Workspace:
+            return Workspace.open(str(self.state), str(self.repo), clock=self.clock, etcd=True)
+
+    os.environ["OMS_EXECUTABLE"] = (
+        oms[0] if len(oms) == 1 else str(Path(sys.executable).parent / "oms")
+    )
+    made = {name: make_chain(base / f"deliver-{name}") for name in ("files", "etcd")}
+    chains: dict[str, Chain] = {}
+    try:
+        for name, gen in made.items():
+            (base / f"deliver-{name}").mkdir()
+            chain = next(gen)
+            if name == "etcd":
+                endpoints = json.dumps(cluster.endpoints)
+                chain.edit_config(
+                    lambda t, e=endpoints: (
+                        t
+                        + f'\n[store]\nbackend = "etcd"\nendpoints = {e}\n'
+                        + 'prefix = "/oms/bench-deliver/"\n'
+                    ),
+                    commit=True,
+                )
+                chain = OnEtcd(chain.base, chain.repo, chain.state, chain.advisor)
+            chains[name] = chain
+        out: dict[str, list[float]] = {}
+        for turn in range(count):
+            for name, chain in chains.items():
+                _, event_id = accepted(chain, f"Delivered {turn}")
+                where = ["--state-root", str(chain.state), "--config-root", str(chain.repo)]
+                used = _children_cpu()
+                began = time.perf_counter()
+                subprocess.run(
+                    [*oms, "worker", "deliver", "--event-id", event_id, *where],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    check=True,
+                )
+                out.setdefault(name, []).append(time.perf_counter() - began)
+                out.setdefault(f"{name} cpu", []).append(_children_cpu() - used)
+        return out
+    finally:
+        for gen in made.values():
+            gen.close()  # its tmux server killed (its own socket)
+
+
 def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str, list[float]]:
-    """An idle tick on files and on etcd, `count` open tickets each and the pool at 0 slots, the two
-    taking turns `ticks` times (seconds), each under its conductor lock with its memory kept."""
-    from oms.services.chain import tickets
-    from oms.services.conductor import pool
+    """An idle tick on files and on etcd, `count` blocked tickets each, the two taking turns `ticks`
+    times (seconds), each under its conductor lock with its memory kept."""
     from oms.services.conductor import tick as conductor
 
     opened: list[tuple[str, Workspace, conductor.Memory]] = []
@@ -220,9 +282,7 @@ def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str,
                 git.commit_all(run.repo, "the store on etcd")
             ws = stack.enter_context(Workspace.open(run.state_root, run.repo, etcd=True))
             ws.host_name = "bench"
-            fill_tickets(ws, count, 1 if ws.store.backend is None else 8)
-            pool.scale(ws, to=1, up=0, down=0, force=False)  # one slot, held: nothing to fill
-            tickets.lease(ws, "tkt-1", "worker-1")
+            fill_tickets(ws, count, 1 if ws.store.backend is None else 8, blocked=True)
             stack.enter_context(conductor.lock(ws))  # held for the loop's life, as `run` holds it
             opened.append((name, ws, conductor.Memory()))
 
@@ -250,6 +310,9 @@ def main() -> int:
     parser.add_argument("--oms", help="the oms to run `oms status` with (default: from source)")
     parser.add_argument(
         "--writers", type=int, default=0, help="also: N concurrent writers' writes/s (0: not)"
+    )
+    parser.add_argument(
+        "--deliveries", type=int, default=0, help="also: `oms worker deliver` N times each (0: not)"
     )
     parser.add_argument("--tick-tickets", type=int, default=1000)
     parser.add_argument("--ticks", type=int, default=30)
@@ -319,6 +382,8 @@ def main() -> int:
                 "etcd beat (fenced)": beater(etcd_beats, held.fence),
                 f"files beats read, {HOSTS} hosts": file_beats.read_all,
                 f"etcd beats read, {HOSTS} hosts": etcd_beats.read_all,
+                "files processing lock": lambda: files.outbox("bench").lock("evt-b").release(),
+                "etcd processing lock": lambda: etcd.outbox("bench").lock("evt-b").release(),
             }
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
             keeper.close()
@@ -340,6 +405,11 @@ def main() -> int:
             status = (
                 status_runs(Path(scratch), cluster, args.status_tickets, args.repeat, oms)
                 if args.status_tickets
+                else {}
+            )
+            delivered = (
+                deliver_runs(Path(scratch), cluster, args.deliveries, oms)
+                if args.deliveries
                 else {}
             )
             ticks = (
@@ -396,7 +466,42 @@ def main() -> int:
         "files",
         median_ms(times[f"files beats read, {HOSTS} hosts"]),
     )
+    print_ratio(
+        "etcd processing lock (grant, create, keeper, revoke)",
+        median_ms(times["etcd processing lock"]),
+        "files",
+        median_ms(times["files processing lock"]),
+    )
     print()
+    if delivered:
+        print(
+            table(
+                ["`oms worker deliver`", "median ms", "p90 ms", "CPU median ms"],
+                [
+                    [
+                        f"{name}, {args.deliveries} runs",
+                        f"{statistics.median(delivered[name]) * 1000:.0f}",
+                        f"{p90_ms(delivered[name]):.0f}",
+                        f"{statistics.median(delivered[name + ' cpu']) * 1000:.0f}",
+                    ]
+                    for name in ("files", "etcd")
+                ],
+            )
+        )
+        print()
+        print_ratio(
+            "`oms worker deliver` on etcd",
+            statistics.median(delivered["etcd"]) * 1000,
+            "files",
+            statistics.median(delivered["files"]) * 1000,
+        )
+        print_ratio(
+            "`oms worker deliver` on etcd, CPU",
+            statistics.median(delivered["etcd cpu"]) * 1000,
+            "files",
+            statistics.median(delivered["files cpu"]) * 1000,
+        )
+        print()
     if ticks:
         n = args.tick_tickets
         print(

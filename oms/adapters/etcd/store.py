@@ -8,6 +8,7 @@ Keys under the store's prefix mirror the state root's names:
 * `events/<id>.json` — an event, created once;
 * `evidence/<sha256>.json` — a signed evidence envelope, created once, named by its body's digest
   (`store/evidence.py`; ADR 0043 amendment `etcdtick`);
+* `tickets/<ticket id>/<sha256>.json` — a ticket's content, created once (`store/content.py`);
 * `locks/<name>` — a lock, created under a lease; its create revision is the fencing token
   (`locks/conductor/<host>`: a host's conductor, ADR 0043 amendment `etcdhost`;
   `locks/outbox/<consumer>/<event>`: a processing lock, amendment `etcddeliver`);
@@ -50,6 +51,7 @@ from oms.limits import LIMITS, Limits
 from oms.store import KeysAudit, ledger
 from oms.store import keys as state_keys
 from oms.store.backend import VERSION_NAME, Fence, Publish
+from oms.store.content import parse_content
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
 from oms.store.evidence import PAYLOAD_TYPE, open_unsigned
@@ -562,6 +564,7 @@ _OP = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/ops/([^/]+)\.json")
 _LATEST = re.compile(r"latest/([a-z][a-z0-9-]*)/([^/]+)")
 _EVENT = re.compile(r"events/([^/]+)\.json")
 _EVIDENCE = re.compile(r"evidence/([0-9a-f]{64})\.json")
+_CONTENT = re.compile(r"tickets/([^/]+)/([0-9a-f]{64})\.json")
 _LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+){0,2}")
 _HOST = re.compile(r"hosts/(.*)", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
@@ -654,6 +657,11 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                 if len(kv.value) > limits.event_bytes:
                     raise FileTooLargeError(f"over {limits.event_bytes} bytes")
                 parse_event(kv.value, m.group(1), kv.key)
+            elif m := _CONTENT.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                if len(kv.value) > limits.evidence_bytes:
+                    raise FileTooLargeError(f"over {limits.evidence_bytes} bytes")
+                parse_content(kv.value, m.group(1), m.group(2), kv.key)
             elif m := _EVIDENCE.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 _evidence(store, kv, m.group(1), limits, others)

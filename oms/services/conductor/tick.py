@@ -488,9 +488,12 @@ def refused_line(name: str) -> str:
     )
 
 
-def _launch_locks_leased(ws: Workspace) -> bool:  # noqa: ARG001 (etcddeliver: Outbox.lock)
-    """Whether the outbox's locks on this store are the cluster's leases."""
-    return False
+def _launch_locks_leased(ws: Workspace) -> bool:
+    """Whether the outbox's locks on this store are the backend's own leases (`KeepsLocks`: an
+    etcd store since amendment `etcddeliver`), not this host's files."""
+    from oms.store import KeepsLocks
+
+    return isinstance(ws.store.backend, KeepsLocks)
 
 
 class _Runner:
