@@ -14,7 +14,8 @@ from every host in turn. For `seconds` a seeded RNG picks, every `gap` seconds o
 - `member`: SIGKILL an etcd member and start it again a gap later;
 - `partition`: cut a host's link for longer than its conductor lock's lease
   (`LIMITS.etcd_lock_ttl_s` + `PARTITION_MARGIN_S`), then heal it — once a run;
-- `clock`: step a host's wall clock ahead by two hours (`Host.step_clock`) — once a run.
+- `clock`: step the stepped host's wall clock ahead by two hours (`Host.step_clock`) — once a run.
+A partition or a clock step the draw did not pick is made after the last action.
 A conductor that ended — one started while its killed predecessor's lock still held exits
 `lock-held` instead of waiting (`oms conductor run`), one whose lock lapsed ends on it — is started
 again at each action and while the hosts settle. Then the conductors work until every ticket is
@@ -166,21 +167,15 @@ def run(
         elif action == "member":
             stopped_member = rng.choice([m for m in cluster.members if m.proc is not None])
             cluster.kill(stopped_member)
-        elif action == "partition":
+        elif action in ("partition", "clock"):
             once.add(action)
-            window = Window(host.name)
-            rig.network.cut(host.name)
-            time.sleep(LIMITS.etcd_lock_ttl_s + PARTITION_MARGIN_S)
-            window.lapsed_at = _cluster_now(rig)
-            rig.network.heal(host.name)
-            window.healed_at = _cluster_now(rig)
-            windows.append(window)
-        elif action == "clock":
-            once.add(action)
-            if host.stepped:
-                host.step_clock(STEP_S)
+            _fault(rig, host, action, windows)
     if stopped_member is not None:
         cluster.restart(stopped_member)
+    for action in ("partition", "clock"):  # each once a run, whatever the draw
+        if action not in once:
+            outcome.actions[action] = outcome.actions.get(action, 0) + 1
+            _fault(rig, rng.choice(hosts), action, windows)
     cluster.wait_healthy()
 
     def settled() -> bool:
@@ -194,6 +189,23 @@ def run(
     for host in hosts:
         host.kill(conductors[host.name])
     return outcome
+
+
+def _fault(rig: Rig, host: Host, action: str, windows: list[Window]) -> None:
+    """A partition of `host` longer than its lock's lease, healed; or the stepped host's clock
+    moved two hours ahead."""
+    if action == "clock":
+        stepped = [h for h in rig.hosts.values() if h.stepped]
+        for each in stepped[:1]:
+            each.step_clock(STEP_S)
+        return
+    window = Window(host.name)
+    rig.network.cut(host.name)
+    time.sleep(LIMITS.etcd_lock_ttl_s + PARTITION_MARGIN_S)
+    window.lapsed_at = _cluster_now(rig)
+    rig.network.heal(host.name)
+    window.healed_at = _cluster_now(rig)
+    windows.append(window)
 
 
 def _revive(hosts: list[Host], conductors: dict[str, subprocess.Popen[bytes]]) -> None:

@@ -6,7 +6,7 @@
   (`Network.gateway`); each host is a network namespace of its own (`ip netns`) joined to the
   bridge by a veth pair, with its own loopback (its model proxy, its brokers). Every process of a
   host (its `oms` commands, its conductor, the tmux server that conductor starts, its panes,
-  their bubblewrap sandboxes) runs in its namespace (`ip netns exec`), so a host reaches the
+  their bubblewrap sandboxes) runs in its namespace (`nsenter --net`), so a host reaches the
   cluster only through its link. **A partition** is that link taken down (`Network.cut`): the
   host's packets go nowhere — a call in flight waits out its deadline, a new one is not answered,
   exactly as a cable pulled — until `Network.heal` brings it up. The members listen on the bridge's
@@ -50,6 +50,7 @@ from oms.services.admin.setup import init
 from tests.helpers import eventually, oms_command
 
 IP = shutil.which("ip")
+NSENTER = shutil.which("nsenter") or "nsenter"
 CLOCKSTEP = Path(__file__).with_name("clockstep")
 HOSTS = ("host-a", "host-b", "host-c")
 STANDIN = Path(__file__).with_name("host_standin.py")
@@ -181,8 +182,10 @@ class Host:
         return env
 
     def argv(self, *argv: str) -> list[str]:
-        assert IP is not None
-        return [IP, "netns", "exec", self.ns, *argv]
+        """`argv` in this host's network namespace, and in no other new namespace: `nsenter
+        --net`, not `ip netns exec`, which also makes a mount namespace with `/sys` mounted anew,
+        where no cgroup v2 is mounted (a sandbox's cgroup is then refused: "needs a person")."""
+        return [NSENTER, f"--net=/run/netns/{self.ns}", *argv]
 
     def oms(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         """`oms *args` run as this host, in its namespace, on its state root and clone."""
