@@ -226,10 +226,12 @@ def deliver_runs(
     )
     made = {name: make_chain(base / f"deliver-{name}") for name in ("files", "etcd")}
     chains: dict[str, Chain] = {}
+    started = []
     try:
         for name, gen in made.items():
             (base / f"deliver-{name}").mkdir()
             chain = next(gen)
+            started.append(gen)
             if name == "etcd":
                 endpoints = json.dumps(cluster.endpoints)
                 chain.edit_config(
@@ -259,8 +261,8 @@ def deliver_runs(
                 out.setdefault(f"{name} cpu", []).append(_children_cpu() - used)
         return out
     finally:
-        for gen in made.values():
-            gen.close()  # its tmux server killed (its own socket)
+        for gen in started:
+            next(gen, None)  # runs make_chain's end: its tmux server killed (its own socket)
 
 
 def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str, list[float]]:

@@ -141,7 +141,10 @@ class Outbox:
         carry while it is held."""
         check(event_id, "event id")
         if isinstance(self.backend, KeepsLocks):
-            holder = f"host {socket.gethostname()[:63]} pid {os.getpid()}"
+            # a label in the refusal a second taker reads: the host's name as its processes are
+            # given it (`OMS_HOST`, ADR 0043 amendment `hosts`), else the machine's
+            host = os.environ.get("OMS_HOST") or socket.gethostname()
+            holder = f"host {host[:63]} pid {os.getpid()}"
             held = self.backend.hold(
                 f"{OUTBOX_DIR}/{self.consumer_id}/{event_id}", holder, wait_s=wait_s
             )

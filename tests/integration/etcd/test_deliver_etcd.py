@@ -342,3 +342,45 @@ def test_nested_processing_locks_let_go_in_any_order_leave_the_innermost_held_fe
         assert ws.store.fence == first.fence
         first.release()
         assert ws.store.fence is None
+
+
+@pytest.mark.cli
+def test_a_deliverer_whose_cluster_goes_away_mid_delivery_ends_in_one_line_half_writing_nothing(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str, etcd_cluster: Cluster
+) -> None:
+    out = use_worker(on_etcd)
+    dispatch_id, event_id = accepted(on_etcd)
+    stale = _stale(on_etcd, event_id)  # past its guard, about to write
+    try:
+        before = {
+            kv.key: kv.mod_revision
+            for kv in client.range_prefix(etcd_prefix)
+            if "/locks/" not in kv.key
+        }
+        for member in etcd_cluster.members:
+            etcd_cluster.kill(member)
+        stdout, stderr = _resumed(stale)
+    finally:
+        if stale.poll() is None:
+            stale.kill()
+            stale.wait()
+        for member in etcd_cluster.members:
+            if member.proc is None:
+                etcd_cluster.restart(member)
+        etcd_cluster.wait_healthy()
+    assert stdout.startswith("refused: EtcdUnavailableError: etcd unreachable"), stdout + stderr
+    assert "Traceback" not in stderr, stderr
+    after = {
+        kv.key: kv.mod_revision
+        for kv in client.range_prefix(etcd_prefix)
+        if "/locks/" not in kv.key
+    }
+    assert after == before  # nothing of it landed: a write commits whole or not at all
+    for held in client.range_prefix(f"{etcd_prefix}locks/"):
+        client.revoke(held.lease)  # its lease lapses (it could not revoke it)
+    assert _state(on_etcd, "worker", dispatch_id) == "idle"
+    _clean(oms, on_etcd)
+    done = _deliver(oms, on_etcd, event_id)  # the next deliverer launches, once
+    assert done.stdout.startswith("processed: created"), done.stdout + done.stderr
+    wait_for(out, timeout=TIMEOUT)
+    assert len(out._found()) == 1
