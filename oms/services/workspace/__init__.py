@@ -121,7 +121,7 @@ class Workspace:
                 raise
             return
         state = self.store.state
-        line = LineKey.of(state.root, state.meta.key_id)  # read on its first write
+        line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
         self.store.backend = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
 
     def _names_etcd(self) -> bool:
