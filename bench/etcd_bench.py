@@ -18,10 +18,11 @@ repositories of `--status-tickets` open tickets each, one on files and one whose
 names the cluster, taking turns: the first run (it reads every record and writes the summary) and
 the median of `--repeat` (it reads what changed: nothing), each with its CPU time (user and system:
 what a run costs when the machine is busy). Then an idle conductor tick (ADR 0043, amendment
-`etcdtick`) in two more repositories of `--tick-tickets` open tickets each, files and etcd, their
-pools scaled to one slot, held by a leased ticket (nothing to fill: the tick has nothing to do), in this process under the
-conductor's lock, its memory kept from tick to tick as `oms conductor run` keeps it, the two taking
-turns `--ticks` times. Prints medians, p90 and the ratios etcd / files. Nothing is asserted.
+`etcdtick`) in two more repositories of `--tick-tickets` tickets each, files and etcd, every one
+blocked for a person (nothing to fill, expire or resolve: the tick has nothing to do), in this
+process under the conductor's lock, its memory kept from tick to tick as `oms conductor
+run` keeps it, the two taking turns `--ticks` times. Prints medians, p90 and the ratios etcd /
+files. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -113,9 +114,10 @@ def concurrent(make: list[Store], each: int, tag: str) -> float:
     return len(make) * each / (time.perf_counter() - began)
 
 
-def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
+def fill_tickets(ws: Workspace, count: int, threads: int, *, blocked: bool = False) -> None:
     """`count` open tickets `tkt-1…`, as `oms ticket add` writes them (one body shared), written by
-    `threads` writers (on etcd each with a client of its own: the cluster batches their commits)."""
+    `threads` writers (on etcd each with a client of its own: the cluster batches their commits);
+    `blocked`: each waiting for a person instead (nothing for a tick to do)."""
     sha = ws.store.ticket_content.put(
         {
             "format": "oms-ticket-content-v1",
@@ -145,6 +147,8 @@ def fill_tickets(ws: Workspace, count: int, threads: int) -> None:
                 created_at=T0,
                 repository_root=ws.config_root,
             )
+            if blocked:
+                nxt = machine.block(nxt.state, nxt.payload, reason="waits for a person")
             records.create(
                 f"tkt-{n}",
                 state=nxt.state,
@@ -199,10 +203,8 @@ def status_runs(
 
 
 def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str, list[float]]:
-    """An idle tick on files and on etcd, `count` open tickets each and the pool at 0 slots, the two
-    taking turns `ticks` times (seconds), each under its conductor lock with its memory kept."""
-    from oms.services.chain import tickets
-    from oms.services.conductor import pool
+    """An idle tick on files and on etcd, `count` blocked tickets each, the two taking turns `ticks`
+    times (seconds), each under its conductor lock with its memory kept."""
     from oms.services.conductor import tick as conductor
 
     opened: list[tuple[str, Workspace, conductor.Memory]] = []
@@ -219,9 +221,7 @@ def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str,
                 git.commit_all(run.repo, "the store on etcd")
             ws = stack.enter_context(Workspace.open(run.state_root, run.repo, etcd=True))
             ws.host_name = "bench"
-            fill_tickets(ws, count, 1 if ws.store.backend is None else 8)
-            pool.scale(ws, to=1, up=0, down=0, force=False)  # one slot, held: nothing to fill
-            tickets.lease(ws, "tkt-1", "worker-1")
+            fill_tickets(ws, count, 1 if ws.store.backend is None else 8, blocked=True)
             stack.enter_context(conductor.lock(ws))  # held for the loop's life, as `run` holds it
             opened.append((name, ws, conductor.Memory()))
 

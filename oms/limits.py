@@ -212,6 +212,7 @@ class Limits(NamedTuple):
     etcd_range_page: int = 500  # keys read per page of a prefix range
     etcd_txn_ops: int = 128  # reads in one transaction (etcd's --max-txn-ops default)
     etcd_lock_ttl_s: int = 10  # a lock's lease lapses this long after its last keepalive
+    etcd_lock_poll_s: float = 0.05  # a lock taken with a wait is asked for again this often
     etcd_watch_events: int = 10_000  # one watch read returns at most this many events
     etcd_wake_wait_s: float = 1.0  # a conductor's watch for a change waits this long at a time
     etcd_line_bytes: int = 16 * 1024 * 1024  # one line of a watch or keepalive stream

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from oms.errors import OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
-from oms.store.backend import Backend, Fence
+from oms.store.backend import Backend, Fence, KeepsLocks, LeaseHeld
 from oms.store.records import Change, Record, RecordStore
 from oms.store.stateroot import StateRoot, default_state_root
 
@@ -97,8 +97,10 @@ class Store:
         self.state = state
         self.limits = limits
         self.backend = backend  # where records and events live; None: the state root (ADR 0043)
-        # a lock's token every record version written through `records()` carries while it is set
-        # (the conductor's lock per host on etcd, ADR 0043 amendment `etcdhost`); None on files
+        # a lock's token every record version written through `records()`, every event and every
+        # receipt carries while it is set: the innermost lock held on etcd (the conductor's lock per
+        # host, ADR 0043 amendment `etcdhost`; a processing lock `Outbox.lock` took, amendment
+        # `etcddeliver`); None on files
         self.fence: Fence | None = None
         self._events: EventStore | None = None
         self._evidence: EvidenceStore | None = None
@@ -112,8 +114,13 @@ class Store:
         if self._events is None:
             from oms.store.events import EventStore
 
-            self._events = EventStore(self.state.root, self.limits, backend=self.backend)
+            self._events = EventStore(
+                self.state.root, self.limits, backend=self.backend, fenced_by=self._fence_now
+            )
         return self._events
+
+    def _fence_now(self) -> Fence | None:
+        return self.fence
 
     @property
     def evidence(self) -> EvidenceStore:
@@ -133,7 +140,7 @@ class Store:
         if self._ticket_content is None:
             from oms.store.content import TicketContent
 
-            self._ticket_content = TicketContent(self.state.root, self.limits)
+            self._ticket_content = TicketContent(self.state.root, self.limits, backend=self.backend)
         return self._ticket_content
 
     @property
@@ -230,7 +237,7 @@ class Store:
         """One consumer's outbox."""
         from oms.store.outbox import Outbox
 
-        return Outbox(self.state.root, consumer_id, self.limits, backend=self.backend)
+        return Outbox(self.state.root, consumer_id, self.limits, backend=self.backend, scope=self)
 
     def journal(self, name: str) -> Journal:
         """An append-only journal."""
@@ -374,7 +381,16 @@ class Store:
         self.close()
 
 
-__all__ = ["Change", "Record", "RecordStore", "StateRoot", "Store", "default_state_root"]
+__all__ = [
+    "Change",
+    "KeepsLocks",
+    "LeaseHeld",
+    "Record",
+    "RecordStore",
+    "StateRoot",
+    "Store",
+    "default_state_root",
+]
 
 
 def _grouped(records: list[Record]) -> dict[str, list[Record]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from oms.errors import AlreadyExistsError, NotFoundError, RecordNotFoundError
 from oms.fsio import Root
@@ -82,6 +82,29 @@ class Backend(Protocol):
         """Publish `data` under `rel` unless something is there; None when this call created it,
         else the bytes already there (`note`: the ledger's name for the kind; `fence`: as for
         `publish_version`)."""
+        ...
+
+
+class LeaseHeld(Protocol):
+    """A lock a backend keeps itself while it is held (etcd: a key under a lease its own thread
+    keeps alive): `fence` is what every write it protects carries."""
+
+    fence: Fence
+
+    def release(self) -> None:
+        """Let the lock go (idempotent; a cluster that does not answer: it lapses)."""
+        ...
+
+
+@runtime_checkable
+class KeepsLocks(Backend, Protocol):
+    """A backend that keeps oms's processing locks itself (etcd: `locks/<name>` under a lease,
+    `adapters/etcd/store.py`, ADR 0043 amendment `etcddeliver`); the state root's are holder-named
+    lock files (`fsio/locks.py`). `Outbox.lock` is the one place that asks."""
+
+    def hold(self, name: str, holder: str, *, wait_s: float) -> LeaseHeld:
+        """Take lock `name` (`outbox/<consumer>/<event>`), waiting up to `wait_s` seconds for a
+        live holder to let it go; then `LockHeldError` naming the holder."""
         ...
 
 

@@ -2,7 +2,9 @@
 
 `tickets/<ticket-id>/<sha256>.json` holds a ticket's materialised content, named by the sha256 of
 its exact bytes and re-verified (sha256, canonical form, schema, ticket id) on every read, so
-tampered content is refused. `worktree-records/<ticket-id>.json` is the worktree oms created for a
+tampered content is refused; on an etcd store it is that key under the store's prefix, created once
+with its ledger entry, so every host reads the ticket it fills (ADR 0043, amendment `etcdtick`).
+`worktree-records/<ticket-id>.json` is the worktree oms created for a
 ticket, written once.
 """
 
@@ -20,6 +22,7 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import ledger
+from oms.store.backend import Backend
 from oms.store.documents import encode_document, parse_document
 
 TICKETS_DIR = "tickets"
@@ -47,9 +50,12 @@ def parse_worktree(data: bytes, ticket_id: str, where: str) -> JsonObject:
 class TicketContent:
     """Content-addressed ticket bodies."""
 
-    def __init__(self, root: Root, limits: Limits = LIMITS) -> None:
+    def __init__(
+        self, root: Root, limits: Limits = LIMITS, *, backend: Backend | None = None
+    ) -> None:
         self.root = root
         self.limits = limits
+        self.backend = backend  # None: the state root's files
 
     def _encode(self, doc: JsonObject) -> tuple[str, bytes]:
         ticket_id = check(doc.get("ticket_id"), "ticket id")
@@ -66,6 +72,12 @@ class TicketContent:
         """Store `doc` (schema `ticket-content`); returns its sha256. Idempotent."""
         ticket_id, data = self._encode(doc)
         sha = sha256_hex(data)
+        if self.backend is not None:  # etcd: created once with its ledger entry
+            rel = f"{TICKETS_DIR}/{ticket_id}/{sha}.json"
+            there = self.backend.create_once("content", rel, data, self.limits.evidence_bytes)
+            if there is not None:
+                parse_content(there, ticket_id, sha, f"etcd:{rel}")
+            return sha
         self.root.mkdirs(f"{TICKETS_DIR}/{ticket_id}")
         try:
             rel = f"{TICKETS_DIR}/{ticket_id}/{sha}.json"
@@ -79,6 +91,11 @@ class TicketContent:
         check(ticket_id, "ticket id")
         check(sha256, "content sha256", SHA256)
         rel = f"{TICKETS_DIR}/{ticket_id}/{sha256}.json"
+        if self.backend is not None:
+            found = self.backend.read(rel, self.limits.evidence_bytes)
+            if found is None:
+                raise RecordNotFoundError(f"no content {sha256[:12]} for ticket {ticket_id}")
+            return parse_content(found, ticket_id, sha256, f"etcd:{rel}")
         try:
             data = self.root.read_bytes(rel, self.limits.evidence_bytes)
         except NotFoundError as exc:

@@ -6,6 +6,7 @@ bytes it is a `ConflictError` and nothing changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from stat import S_ISREG
 from typing import NamedTuple
 
@@ -18,7 +19,7 @@ from oms.errors import (
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
-from oms.store.backend import Backend, Files
+from oms.store.backend import Backend, Fence, Files
 from oms.store.documents import encode_document, parse_document
 
 EVENTS_DIR = "events"
@@ -53,11 +54,17 @@ class EventStore:
     """The events of a state root."""
 
     def __init__(
-        self, root: Root, limits: Limits = LIMITS, *, backend: Backend | None = None
+        self,
+        root: Root,
+        limits: Limits = LIMITS,
+        *,
+        backend: Backend | None = None,
+        fenced_by: Callable[[], Fence | None] | None = None,
     ) -> None:
         self.root = root
         self.limits = limits
         self.backend: Backend = Files(root) if backend is None else backend
+        self.fenced_by = fenced_by  # the fence of the lock held now, if any (`Store.fence`)
 
     def _rel(self, event_id: str) -> str:
         return f"{EVENTS_DIR}/{check(event_id, 'event id')}.json"
@@ -76,7 +83,10 @@ class EventStore:
         }
         data = encode_document(doc, "event", rel, self.limits.event_bytes)
         parse_ts(created_at, "created_at")
-        existing = self.backend.create_once("event", rel, data, self.limits.event_bytes)
+        fence = None if self.fenced_by is None else self.fenced_by()
+        existing = self.backend.create_once(
+            "event", rel, data, self.limits.event_bytes, fence=fence
+        )
         if existing is None:
             return parse_event(data, event_id, rel), True
         if existing != data:

@@ -1,21 +1,28 @@
 """The outbox: per-consumer processing locks and receipts created exactly once.
 
 `outbox/<consumer>/<event-id>.lock` is held while a consumer processes an event (a holder-named
-lock, stale only when that exact process is gone). `outbox/<consumer>/<event-id>.receipt.json` is
-the consumer's durable answer: created once, never replaced. A consumer takes the lock, looks for a
-receipt (present: replay it), does its work, commits the receipt, releases the lock.
+lock, stale only when that exact process is gone). On a backend that keeps its own locks
+(`KeepsLocks`: etcd) it is `locks/outbox/<consumer>/<event-id>` under a lease instead, and while it
+is held the store's `fence` is its token: every record version, event and receipt written through
+that store lands only while the lock is still the one taken (ADR 0043 amendment `etcddeliver`).
+`outbox/<consumer>/<event-id>.receipt.json` is the consumer's durable answer: created once, never
+replaced. A consumer takes the lock, looks for a receipt (present: replay it), does its work,
+commits the receipt, releases the lock.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import os
+import socket
+from types import TracebackType
+from typing import NamedTuple, Protocol
 
 from oms.canonical import JsonObject, access, check, operation_nonce, parse_ts
 from oms.errors import ConflictError, IntegrityError
 from oms.fsio import Root
 from oms.fsio.locks import Lock, acquire, acquire_waiting
 from oms.limits import LIMITS, Limits
-from oms.store.backend import Backend, Fence, Files
+from oms.store.backend import Backend, Fence, Files, KeepsLocks, LeaseHeld
 from oms.store.documents import encode_document, parse_document
 
 OUTBOX_DIR = "outbox"
@@ -49,6 +56,54 @@ def parse_receipt(data: bytes, consumer_id: str, event_id: str, where: str) -> R
     return receipt
 
 
+class Scope(Protocol):
+    """What a held lock's fence is set on while it is held (the `Store`)."""
+
+    fence: Fence | None
+
+
+class ProcessingLock:
+    """A held processing lock: a lock file (`fence` None: a file lock cannot lapse while its
+    holder lives) or a backend's own (`fence` its token). While a fenced one is held, its scope's
+    `fence` is its fence (the innermost lock's: the one it replaced comes back on release), so
+    the code under the lock writes through a fenced store by construction."""
+
+    def __init__(
+        self,
+        held: Lock | LeaseHeld,
+        fence: Fence | None,
+        scope: Scope | None,
+    ) -> None:
+        self._held: Lock | LeaseHeld | None = held
+        self.fence = fence
+        self._scope = scope if fence is not None else None
+        self._before: Fence | None = None
+        if self._scope is not None:
+            self._before, self._scope.fence = self._scope.fence, fence
+
+    @property
+    def held(self) -> bool:
+        """False once released."""
+        return self._held is not None
+
+    def release(self) -> None:
+        """Let the lock go (idempotent); its fence leaves the scope first."""
+        if self._held is None:
+            return
+        held, self._held = self._held, None
+        if self._scope is not None and self._scope.fence == self.fence:
+            self._scope.fence = self._before
+        held.release()
+
+    def __enter__(self) -> ProcessingLock:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
 class Outbox:
     """One consumer's view of the outbox."""
 
@@ -59,19 +114,31 @@ class Outbox:
         limits: Limits = LIMITS,
         *,
         backend: Backend | None = None,
+        scope: Scope | None = None,
     ) -> None:
         self.root = root
         self.consumer_id = check(consumer_id, "consumer id")
         self.limits = limits
         self.backend: Backend = Files(root) if backend is None else backend
+        self.scope = scope  # what a held lock's fence is set on (the `Store`), if any
         self._dir = f"{OUTBOX_DIR}/{consumer_id}"
 
-    def lock(self, event_id: str, *, wait_s: float = 0.0) -> Lock:
-        """Take the processing lock for `event_id` (raises `LockHeldError` if a live process still
-        has it after `wait_s` seconds)."""
+    def lock(self, event_id: str, *, wait_s: float = 0.0) -> ProcessingLock:
+        """Take the processing lock for `event_id` (raises `LockHeldError` naming the holder if
+        a live process still has it after `wait_s` seconds): the state root's lock file, or the
+        backend's own lock under a lease (`KeepsLocks`: etcd), whose fence the scope's writes
+        carry while it is held."""
+        check(event_id, "event id")
+        if isinstance(self.backend, KeepsLocks):
+            holder = f"host {socket.gethostname()[:63]} pid {os.getpid()}"
+            held = self.backend.hold(
+                f"{OUTBOX_DIR}/{self.consumer_id}/{event_id}", holder, wait_s=wait_s
+            )
+            return ProcessingLock(held, held.fence, self.scope)
         self.root.mkdirs(self._dir)
-        rel = f"{self._dir}/{check(event_id, 'event id')}{LOCK_SUFFIX}"
-        return acquire_waiting(self.root, rel, wait_s) if wait_s > 0 else acquire(self.root, rel)
+        rel = f"{self._dir}/{event_id}{LOCK_SUFFIX}"
+        found = acquire_waiting(self.root, rel, wait_s) if wait_s > 0 else acquire(self.root, rel)
+        return ProcessingLock(found, None, None)
 
     def read_receipt(self, event_id: str) -> Receipt | None:
         """The committed receipt, if any."""
@@ -94,7 +161,10 @@ class Outbox:
         self, event_id: str, processed_at: str, result: JsonObject, *, fence: Fence | None = None
     ) -> tuple[Receipt, bool]:
         """Create the receipt once; the nonce is added here. Returns it and whether this call
-        created it. With `fence` (etcd), it lands only while that lock is still held."""
+        created it. With `fence` (etcd; by default the fence of the lock held now, the scope's),
+        it lands only while that lock is still held."""
+        if fence is None and self.scope is not None:
+            fence = self.scope.fence
         rel = f"{self._dir}/{check(event_id, 'event id')}{RECEIPT_SUFFIX}"
         doc: JsonObject = {
             "format": "oms-receipt-v1",

@@ -8,8 +8,10 @@ Keys under the store's prefix mirror the state root's names:
 * `events/<id>.json` — an event, created once;
 * `evidence/<sha256>.json` — a signed evidence envelope, created once, named by its body's digest
   (`store/evidence.py`; ADR 0043 amendment `etcdtick`);
+* `tickets/<ticket id>/<sha256>.json` — a ticket's content, created once (`store/content.py`);
 * `locks/<name>` — a lock, created under a lease; its create revision is the fencing token
-  (`locks/conductor/<host>`: a host's conductor, ADR 0043 amendment `etcdhost`);
+  (`locks/conductor/<host>`: a host's conductor, ADR 0043 amendment `etcdhost`;
+  `locks/outbox/<consumer>/<event>`: a processing lock, amendment `etcddeliver`);
 * `hosts/<host>` — a host's heartbeat under its lease (`adapters/etcd/hosts.py`).
 
 Version N+1 is one transaction: `If(create_revision(records/…/N+1.json) == 0 ∧ value(latest) == N
@@ -50,6 +52,7 @@ from oms.limits import LIMITS, Limits
 from oms.store import KeysAudit, ledger
 from oms.store import keys as state_keys
 from oms.store.backend import VERSION_NAME, Fence, Publish
+from oms.store.content import parse_content
 from oms.store.documents import parse_document
 from oms.store.events import parse_event
 from oms.store.evidence import PAYLOAD_TYPE, open_unsigned
@@ -61,7 +64,8 @@ from oms.store.summary import Latest
 _PREFIX = re.compile(r"/(?:[A-Za-z0-9._-]+/)+")
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,15}")
 _PART = r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}"
-_NAME = re.compile(rf"{_PART}(?:/{_PART})?")  # `conductor/<host>`: a lock per host
+# `conductor/<host>`: a lock per host; `outbox/<consumer>/<event>`: a processing lock
+_NAME = re.compile(rf"{_PART}(?:/{_PART}){{0,2}}")
 
 
 def check_prefix(prefix: str) -> str:
@@ -95,6 +99,21 @@ class EtcdStore:
         from oms.adapters.etcd import summary  # (summary -> store)
 
         return summary.refresh(self, root, kind, limits)
+
+    def hold(self, name: str, holder: str, *, wait_s: float) -> Keeper:
+        """Take lock `name` under a lease of `LIMITS.etcd_lock_ttl_s` kept alive by its own
+        thread while held (`Keeper`; `release` revokes it), waiting up to `wait_s` seconds for
+        a holder to let it go; then `LockHeldError` naming the holder (`KeepsLocks`)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                held = acquire(self, name, holder)
+            except LockHeldError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(LIMITS.etcd_lock_poll_s)
+                continue
+            return Keeper(self, held, LIMITS.etcd_lock_ttl_s)
 
     def beats(self) -> EtcdBeats:
         """Hosts' heartbeats: a key per host under its lease (`adapters/etcd/hosts.py`)."""
@@ -372,7 +391,7 @@ class Backward:
             try:
                 if m is None:
                     raise IntegrityError("a foreign key (oms writes no such key)")
-                entry = ledger.parse_key_entry(kv.value, store.line)
+                entry = ledger.parse_key_entry(kv.value, store.line, store.pins())
                 if entry.seq != int(m.group(1)):
                     raise IntegrityError(f"holds entry {entry.seq}")
             except IntegrityError as exc:
@@ -510,6 +529,7 @@ class Keeper:
     def __init__(self, store: EtcdStore, held: Held, ttl: int) -> None:
         self.store = store
         self.held = held
+        self.fence = held.fence
         self.lost = False
         self.kept = 0  # keepalives answered
         self._closed = False
@@ -528,6 +548,10 @@ class Keeper:
                 self.lost = True
                 return
             self.kept += 1
+
+    def release(self) -> None:
+        """`close` (a `LeaseHeld`)."""
+        self.close()
 
     def close(self) -> None:
         """Stop keeping the lease, and let the lock go (a cluster that does not answer: it
@@ -548,7 +572,8 @@ _OP = re.compile(r"records/([a-z][a-z0-9-]*)/([^/]+)/ops/([^/]+)\.json")
 _LATEST = re.compile(r"latest/([a-z][a-z0-9-]*)/([^/]+)")
 _EVENT = re.compile(r"events/([^/]+)\.json")
 _EVIDENCE = re.compile(r"evidence/([0-9a-f]{64})\.json")
-_LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+)?")
+_CONTENT = re.compile(r"tickets/([^/]+)/([0-9a-f]{64})\.json")
+_LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+){0,2}")
 _HOST = re.compile(r"hosts/(.*)", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
@@ -640,6 +665,11 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                 if len(kv.value) > limits.event_bytes:
                     raise FileTooLargeError(f"over {limits.event_bytes} bytes")
                 parse_event(kv.value, m.group(1), kv.key)
+            elif m := _CONTENT.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                if len(kv.value) > limits.evidence_bytes:
+                    raise FileTooLargeError(f"over {limits.evidence_bytes} bytes")
+                parse_content(kv.value, m.group(1), m.group(2), kv.key)
             elif m := _EVIDENCE.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 _evidence(store, kv, m.group(1), limits, others)

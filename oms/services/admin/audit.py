@@ -126,7 +126,7 @@ class _Keys(Protocol):
 def _doc(ws: Workspace, entry: Entry, archived: _Archived) -> JsonObject:
     backend = ws.store.backend
     if backend is not None and entry.path.startswith(
-        ("records/", "events/", "outbox/", "evidence/")
+        ("records/", "events/", "outbox/", "evidence/", "tickets/")
     ):
         data = backend.read(entry.path, LIMITS.admin_read_bytes)  # etcd: the entry's key
     else:

@@ -17,13 +17,15 @@ Taken outermost: nothing holds another oms lock while it waits for this one (the
 
 from __future__ import annotations
 
-from oms.fsio.locks import Lock
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
+from oms.store.outbox import ProcessingLock
 
 END_LOCKS = "record-result"  # the outbox consumer whose per-dispatch locks these are (its old name)
 
 
-def end_lock(ws: Workspace, dispatch_id: str, *, wait_s: float = LIMITS.end_lock_wait_s) -> Lock:
+def end_lock(
+    ws: Workspace, dispatch_id: str, *, wait_s: float = LIMITS.end_lock_wait_s
+) -> ProcessingLock:
     """Take `dispatch_id`'s end lock, waiting up to `wait_s` for its holder (`LockHeldError`)."""
     return ws.store.outbox(END_LOCKS).lock(dispatch_id, wait_s=wait_s)

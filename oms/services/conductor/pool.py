@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from oms.canonical import JsonObject, add_ms, next_after, stable_id
 from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
-from oms.fsio.locks import Lock
 from oms.limits import LIMITS
 from oms.schemas.payloads import TicketState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
+from oms.store.outbox import ProcessingLock
 from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
 
 POOL_ID = "pool"
@@ -73,7 +73,7 @@ def occupancy(ws: Workspace) -> Occupancy:
     return Occupancy.of(_latest(ws, "ticket"), _latest(ws, "worker"), _latest(ws, "dispatch"))
 
 
-def lock(ws: Workspace) -> Lock:
+def lock(ws: Workspace) -> ProcessingLock:
     """The pool lock (waited for: its holders keep it for a few record writes)."""
     return ws.store.outbox(LOCK_CONSUMER).lock("pool", wait_s=10)
 

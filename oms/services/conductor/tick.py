@@ -63,7 +63,6 @@ from oms.adapters.panes import Pane
 from oms.canonical import JsonObject, parse_ts, stable_id
 from oms.domain import hosts as host_rules
 from oms.errors import IntegrityError, LeaseError, LockHeldError, OmsError, one_line
-from oms.fsio.locks import Lock
 from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.admin import compaction
@@ -82,6 +81,7 @@ from oms.services.workspace import Workspace
 from oms.store import Record, panefiles
 from oms.store import compaction as store_compaction
 from oms.store.anchor import ROLLBACK_HINT
+from oms.store.outbox import ProcessingLock
 from oms.store.payloads import ticket_payload, worker_payload
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ class HostLock:
         self.release()
 
 
-def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> Lock | HostLock:
+def lock(ws: Workspace, *, ttl: int = LIMITS.etcd_lock_ttl_s) -> ProcessingLock | HostLock:
     """The conductor lock: on files, the state root's (one conductor per state root); on an etcd
     store, this host's (`HostLock`: one conductor per host, another host's conductor runs beside
     it; `ttl`: its lease). `LockHeldError` names a live holder."""
@@ -488,9 +488,12 @@ def refused_line(name: str) -> str:
     )
 
 
-def _launch_locks_leased(ws: Workspace) -> bool:  # noqa: ARG001 (etcddeliver: Outbox.lock)
-    """Whether the outbox's locks on this store are the cluster's leases."""
-    return False
+def _launch_locks_leased(ws: Workspace) -> bool:
+    """Whether the outbox's locks on this store are the backend's own leases (`KeepsLocks`: an
+    etcd store since amendment `etcddeliver`), not this host's files."""
+    from oms.store import KeepsLocks
+
+    return isinstance(ws.store.backend, KeepsLocks)
 
 
 class _Runner:

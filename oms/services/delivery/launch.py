@@ -146,7 +146,8 @@ class _Launch:
             self.status, self.pane = start_pane(d, dispatch, plan, self.spec, again=self.again)
             return machine.PaneStarted(self.status)
         elif step is machine.Step.STOP_CHECK:
-            return machine.StopSeen(start_guard.stopped(d.ws.store.state.root, dispatch.record_id))
+            root, backend = d.ws.store.state.root, d.ws.store.backend  # etcd: the cluster's
+            return machine.StopSeen(start_guard.stopped(root, dispatch.record_id, backend))
         elif step is machine.Step.REGISTER_PANE:
             pane = _got(self.pane, step)
             return machine.Done(step, registry=registration.register_pane(d, dispatch, pane))

@@ -29,8 +29,8 @@ from oms.services.delivery.launch import HookWitness
 from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
-    from oms.fsio.locks import Lock
     from oms.services.delivery.context import DeliveryContext
+    from oms.store.outbox import ProcessingLock
 
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 MESSAGE = "worker-message"  # the event a person's message leaves, before it is typed
@@ -50,7 +50,7 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
         return _send(d, dispatch_id, said, who)
 
 
-def _typing(d: DeliveryContext, dispatch_id: str) -> Lock:
+def _typing(d: DeliveryContext, dispatch_id: str) -> ProcessingLock:
     """The dispatch's typing lock: one message typed into its pane at a time (a message is its
     text, a pause and an Enter: a second typed meanwhile joined the first). Held: refused at once,
     in one line."""
@@ -64,7 +64,7 @@ def _typing(d: DeliveryContext, dispatch_id: str) -> Lock:
         ) from exc
 
 
-def _ending(d: DeliveryContext, dispatch_id: str) -> Lock:
+def _ending(d: DeliveryContext, dispatch_id: str) -> ProcessingLock:
     """The dispatch's end lock, waited for: an end being recorded meanwhile (a cancel, a lapse, a
     result) lands first, and the fence then refuses the message with its reason."""
     try:

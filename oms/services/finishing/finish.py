@@ -35,7 +35,6 @@ from oms.errors import (
     one_line,
     suppress_faults,
 )
-from oms.fsio.locks import Lock
 from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchPayload, TicketState
 from oms.services.chain import tickets
@@ -45,6 +44,7 @@ from oms.services.workspace import Workspace
 from oms.store import ledger
 from oms.store.events import Event
 from oms.store.evidence import Evidence
+from oms.store.outbox import ProcessingLock
 from oms.store.payloads import dispatch_payload, ticket_payload
 
 ARCHIVE = "refs/oms/archive"
@@ -52,7 +52,7 @@ MERGE_BEGUN = "merge-begun"  # the event a merge leaves before its target moves
 FINISHING = "finishing"  # the outbox consumer of the per-ticket locks `ticket_lock` takes
 
 
-def ticket_lock(ws: Workspace, ticket_id: str) -> Lock:
+def ticket_lock(ws: Workspace, ticket_id: str) -> ProcessingLock:
     """The ticket's finishing lock: a merge, a publish and a request for changes of its result take
     turns, each deciding on the ticket as it is once the lock is held (a result sent back while it
     merged was merged all the same). Held: refused at once, in one line."""

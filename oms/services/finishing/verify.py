@@ -36,7 +36,6 @@ from oms.errors import (
     LockHeldError,
     RecordNotFoundError,
 )
-from oms.fsio.locks import Lock
 from oms.fsio.outside import scratch_directory
 from oms.fsio.trees import remove_tree
 from oms.limits import LIMITS
@@ -44,13 +43,14 @@ from oms.process import child_env, data_fd, run_bounded
 from oms.services.containment.bounds import Guard
 from oms.services.workspace import Workspace
 from oms.store import Record, ledger
+from oms.store.outbox import ProcessingLock
 from oms.store.payloads import dispatch_payload
 
 VERIFY_DIR = "verify"
 VERIFYING = "verifying"  # the outbox consumer of the per-dispatch locks `verify_lock` takes
 
 
-def verify_lock(ws: Workspace, dispatch_id: str) -> Lock:
+def verify_lock(ws: Workspace, dispatch_id: str) -> ProcessingLock:
     """The dispatch's verify lock: one verify of a result at a time (two would write the same
     logs, and the second answers nothing the first will not). Held: refused at once, in one
     line."""

@@ -66,7 +66,8 @@ def test_ticket_add_list_and_status_run_on_the_cluster(
     assert not (chain.state / "records" / "ticket").exists()  # nothing half on files
     code, out = _oms(oms, chain, "store", "verify", "--json")
     assert code == 0, out
-    assert json.loads(out)["counts"]["etcd keys"] == 8  # each: version, pointer, op, ledger entry
+    # each: version, pointer, op, its ledger entry; its content and its entry (amendment `etcdtick`)
+    assert json.loads(out)["counts"]["etcd keys"] == 12
 
 
 @pytest.mark.cli
@@ -175,17 +176,19 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
 
         def call(path: str, body: dict[str, object]) -> dict[str, object]:
             paths.append(path)
-            if len(paths) == 3:  # after `ids` and the read of tkt-1, before its create
+            # after `ids`, the body's create and the read of tkt-1, before its create
+            if len(paths) == 4:
                 etcd_cluster.kill(etcd_cluster.members[client._first])  # the one it talks to
             return real(path, body)
 
         monkeypatch.setattr(client, "call", call)
         rec = tickets.add(ws, "Mid-command", "")
-        assert paths == ["/v3/kv/range", "/v3/kv/txn", "/v3/kv/txn"]
+        assert paths == ["/v3/kv/range", "/v3/kv/txn", "/v3/kv/txn", "/v3/kv/txn"]
         assert [m.proc is None for m in etcd_cluster.members].count(True) == 1
         assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
         problems, read = verify_keys(backend)
-        assert (problems, read) == ([], 4)  # the version, pointer, op and ledger entry: whole
+        # the body and its entry; the version, pointer, op and its entry: whole
+        assert (problems, read) == ([], 6)
 
 
 def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_pointer(

@@ -14,7 +14,8 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore, walk_keys
-from oms.errors import SignatureError
+from oms.canonical import JsonObject
+from oms.errors import IntegrityError, SignatureError
 from oms.store import Store
 from oms.store.ledger import entry_name, parse_key_entry
 from tests.chain import Chain
@@ -142,3 +143,35 @@ def test_a_cluster_whose_newest_entries_were_deleted_is_named_and_no_id_is_reuse
     code, out = _oms(oms, chain, "audit", "verify")
     assert code != 0, out  # the anchor stays where it was: still named
     assert "rolled back" in out, out
+
+
+def test_ticket_content_is_a_key_and_tampered_content_is_named(
+    on_etcd: Store, client: Etcd
+) -> None:
+    """A ticket's body on the cluster (another host fills the ticket): created once with its entry,
+    read back checked; another body under its address is named and refused."""
+    doc: JsonObject = {
+        "format": "oms-ticket-content-v1",
+        "ticket_id": "tkt-1",
+        "source": "local",
+        "title": "A ticket",
+        "body": "do it",
+        "repository": None,
+        "url": None,
+        "number": None,
+    }
+    sha = on_etcd.ticket_content.put(doc)
+    assert on_etcd.ticket_content.put(doc) == sha  # the same body: the same key
+    backend = _backend(on_etcd)
+    key = backend.key(f"tickets/tkt-1/{sha}.json")
+    kv = client.get(key)
+    assert kv is not None
+    assert kv.version == 1
+    assert on_etcd.ticket_content.get("tkt-1", sha) == doc
+    assert walk_keys(backend).problems == []
+    client.delete(key)
+    client.put(key, kv.value.replace(b"do it", b"rm -rf"))
+    found = _problems(on_etcd)
+    assert "does not match its sha256" in found[key], found
+    with pytest.raises(IntegrityError, match="tampered"):
+        on_etcd.ticket_content.get("tkt-1", sha)

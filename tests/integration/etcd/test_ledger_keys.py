@@ -318,16 +318,19 @@ def test_oms_audit_verify_walks_the_keys_of_a_cluster(
     code, out = _oms(oms, chain, "audit", "log", "--json")
     assert code == 0, out
     rows = json.loads(out)["entries"]
-    assert [(r["seq"], r["what"].split(" by ")[0]) for r in rows] == [
-        (1, "ticket tkt-1 v0 -> open"),
-        (2, "ticket tkt-2 v0 -> open"),
+    assert [(r["seq"], r["what"].split(" by ")[0].split(" (")[0]) for r in rows] == [
+        (1, "ticket content of tkt-1"),  # its body, on the cluster (amendment `etcdtick`)
+        (2, "ticket tkt-1 v0 -> open"),
+        (3, "ticket content of tkt-2"),
+        (4, "ticket tkt-2 v0 -> open"),
     ]
     first = f"{etcd_prefix}ledger/{1:020d}"
     client.delete(first)
     code, out = _oms(oms, chain, "audit", "verify")
     assert code == 1, out
     assert f"bad: etcd:{first}: ledger entry 1 is missing (deleted)" in out, out
-    assert f"bad: etcd:{etcd_prefix}records/ticket/tkt-1/0.json: is in no ledger entry" in out
+    assert f"bad: etcd:{etcd_prefix}tickets/tkt-1/" in out, out  # the body entry 1 noted
+    assert ".json: is in no ledger entry" in out, out
     assert "oms: error: the ledger does not hold: etcd:" in out, out
     assert "Traceback" not in out
     code, out = _oms(oms, chain, "audit", "log")  # the timeline stops where the chain breaks

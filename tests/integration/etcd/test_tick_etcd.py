@@ -10,7 +10,7 @@ import dataclasses
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +30,7 @@ from oms.store.anchor import anchor_dir
 from oms.store.payloads import as_json
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, free_ports
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
 
 SESSION = "11111111-2222-4333-8444-555555555555"
@@ -126,23 +126,25 @@ def test_a_tick_runs_its_phases_on_the_cluster_and_anchors_its_keys(
 ) -> None:
     chain = deliverable
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    for _ in range(2):  # nothing to do: the second tick writes no key
+        code, out = _run(oms, chain, "host-a", "conductor", "tick", "--json")
+        assert code == 0, out
+        report = json.loads(out)
+        assert report["ok"] is True, report
+        assert [p["skipped"] for p in report["phases"]] == [[]] * len(conductor.PHASES), report
+        if _ == 0:
+            idle = _entries(client, etcd_prefix)
+    assert _entries(client, etcd_prefix) == idle
+    assert client.get(etcd_prefix + "hosts/host-a") is not None  # its heartbeat, leased
+    assert client.get(etcd_prefix + "locks/conductor/host-a") is None  # let go at its end
     code, out = _run(oms, chain, "host-a", "ticket", "add", "--title", "First", "--no-body")
     assert code == 0, out
     code, out = _run(oms, chain, "host-a", "conductor", "tick", "--json")
     assert code == 0, out
-    report = json.loads(out)
-    assert report["ok"] is True, report
-    assert report["host"] == "host-a"
-    for name in conductor.LAUNCHING:  # the outbox's locks are still this host's files
-        skipped = _phase(report, name)["skipped"]
-        assert skipped == [conductor.refused_line(name)], skipped
-    assert client.get(etcd_prefix + "hosts/host-a") is not None  # its heartbeat, leased
-    assert client.get(etcd_prefix + "locks/conductor/host-a") is None  # let go at its end
+    filled = _phase(json.loads(out), "fill")["done"]
+    assert isinstance(filled, list)
+    assert any("delivered" in str(line) for line in filled), filled  # launched from the cluster
     assert not (chain.state / "records" / "ticket").exists()  # nothing on files
-    before = _entries(client, etcd_prefix)
-    code, out = _run(oms, chain, "host-a", "conductor", "tick", "--json")
-    assert code == 0, out
-    assert _entries(client, etcd_prefix) == before  # an idle tick writes no key
     code, out = _run(oms, chain, "host-a", "audit", "verify")
     assert code == 0, out
     with Store.open(str(chain.state)) as store:
@@ -151,30 +153,55 @@ def test_a_tick_runs_its_phases_on_the_cluster_and_anchors_its_keys(
     assert [p.name for p in anchored.iterdir() if p.name.startswith("etcd-")], os.listdir(anchored)
 
 
+def _tick(chain: Chain, host: str) -> list[str]:
+    """One tick of host `host`'s conductor on `chain`'s state root, in this process: its lines."""
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        ws.host_name = host
+        report = conductor.tick(ws)
+    assert report.internal == [], report.internal
+    return [f"{p.name}: {line}" for p in report.phases for line in (*p.done, *p.skipped)]
+
+
 @pytest.mark.cli
-def test_two_hosts_tick_one_cluster_each_audited_clean(
+def test_two_hosts_tick_the_same_tickets_each_launched_once_and_audited_clean(
     deliverable: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str, client: Etcd
 ) -> None:
     chain = deliverable
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
     for other in _second_host(chain):
+        lines: list[str] = []
+        code, out = _run(oms, chain, "host-a", "ticket", "add", "--title", "First", "--no-body")
+        assert code == 0, out
+        lines += _tick(other, "host-b")  # host b launches tkt-1
+        code, out = _run(oms, chain, "host-a", "ticket", "add", "--title", "Second", "--no-body")
+        assert code == 0, out
+        lines += _tick(chain, "host-a")  # host a launches tkt-2, never tkt-1 again
+        launched = [x.split()[2] for x in lines if x.startswith("fill: ") and "delivered" in x]
+        assert len(launched) == 2, lines
+        resolved = _resolver(chain, other, lines, set(launched))
+        eventually(resolved, timeout=150, what="both launches resolved", max_poll=1.0)
+        again = [x.split()[2] for x in lines if x.startswith("fill: ") and "delivered" in x]
+        assert len(again) == len(set(again)), lines  # each dispatch launched once
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+            workers = {w.record_id: w.payload["host"] for w in ws.store.latest("worker").records}
+        assert {workers[d] for d in launched} == {"host-a", "host-b"}, (workers, lines)
         pins = _pin_each_on_the_other(oms, {"host-a": chain, "host-b": other})
-        for host, where in (("host-a", chain), ("host-b", other)):
-            code, out = _run(oms, where, host, "ticket", "add", "--title", host, "--no-body")
-            assert code == 0, out
-        for host, where in (("host-a", chain), ("host-b", other), ("host-a", chain)):
-            code, out = _run(oms, where, host, "conductor", "tick", "--json", pins=pins[host])
-            assert code == 0, out
-            assert json.loads(out)["ok"] is True, out
-        assert client.get(etcd_prefix + "hosts/host-a") is not None
-        assert client.get(etcd_prefix + "hosts/host-b") is not None
         for host, where, them in (("host-a", chain, "host-b"), ("host-b", other, "host-a")):
             code, out = _run(oms, where, host, "audit", "verify", pins=pins[host])
             assert code == 0, out
             assert f"ledger entries by host {them} (state key" in out, out  # its, vouched for
-            code, out = _run(oms, where, host, "ticket", "list", "--json")
-            assert code == 0, out
-            assert [t["id"] for t in json.loads(out)["tickets"]] == ["tkt-1", "tkt-2"], out
+
+
+def _resolver(a: Chain, b: Chain, lines: list[str], wanted: set[str]) -> Callable[[], bool]:
+    """A tick of each host, then whether every dispatch of `wanted` was resolved (its worker
+    ended without a result: its ticket retried)."""
+
+    def resolved() -> bool:
+        lines.extend(_tick(b, "host-b") + _tick(a, "host-a"))
+        done = {x.split()[1].rstrip(":") for x in lines if x.startswith("resolve: dsp-")}
+        return wanted <= done
+
+    return resolved
 
 
 def test_the_pool_counts_every_hosts_workers_against_one_max_workers(

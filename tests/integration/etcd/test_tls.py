@@ -127,7 +127,8 @@ def test_commands_run_over_tls_with_a_client_certificate(
     assert [t["id"] for t in json.loads(out)["tickets"]] == ["tkt-1", "tkt-2"]
     code, out = _oms(oms, chain, env, "store", "verify", "--json")
     assert code == 0, out
-    assert json.loads(out)["counts"]["etcd keys"] == 8  # each: version, pointer, op, ledger entry
+    # each: version, pointer, op, its ledger entry; its body and its entry (amendment `etcdtick`)
+    assert json.loads(out)["counts"]["etcd keys"] == 12
     client = Etcd(tls_cluster.endpoints, tls=_client_tls(pki.ca, pki.client))
     try:
         found = client.get("/oms-tls/ok/latest/ticket/tkt-2")

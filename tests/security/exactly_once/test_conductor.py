@@ -21,10 +21,10 @@ from oms.canonical import add_ms
 from oms.domain import pool as pool_rules
 from oms.domain.gate import NO_RESULT
 from oms.errors import VersionConflictError
-from oms.fsio.locks import Lock
 from oms.services.chain import tickets
 from oms.services.conductor import pool
 from oms.services.delivery.service import Delivery
+from oms.store.outbox import ProcessingLock
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand, eventually
 
@@ -357,7 +357,7 @@ def test_a_scale_never_removes_a_slot_leased_while_it_waited_for_the_pool_lock(
     real = Outbox.lock
     landed: list[str] = []
 
-    def lock(self: Outbox, event_id: str, *, wait_s: float = 0.0) -> Lock:
+    def lock(self: Outbox, event_id: str, *, wait_s: float = 0.0) -> ProcessingLock:
         if self.consumer_id == "oms-pool" and not landed:
             with pair.workspace() as ws:  # what the tick's fill does to a free slot
                 landed.append(tickets.lease(ws, ticket, "worker-2").ticket.record_id)
