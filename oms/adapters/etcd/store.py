@@ -602,7 +602,8 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
 
 class Walked(NamedTuple):
     """What `walk_keys` found: every problem, how many keys it read, how many ledger entries and
-    noted keys it checked, and what it could not check (entries of another state key)."""
+    noted keys it checked, and notes (another host's entries and evidence vouched for by its
+    pinned key)."""
 
     problems: list[KeyProblem]
     read: int
@@ -784,9 +785,10 @@ def _ledger(
 ) -> tuple[list[KeyProblem], list[str]]:
     """The ledger on keys (ADR 0043, amendment `etcdledger`), as `ledger_check` checks the log:
     entries count up from 1 with no gap, each links to the one before it, each of this state key's
-    carries its MAC, each holds its own number, each was created in the transaction of the key it
-    notes, and each noted key holds the bytes of its last entry; a key the ledger must note and
-    does not is named. `covered` is consumed."""
+    carries its MAC and each of a pinned host's its signature (one of a key id no pinned host
+    holds is named: amendment `hostkeys`), each holds its own number, each was created in the
+    transaction of the key it notes, and each noted key holds the bytes of its last entry; a key
+    the ledger must note and does not is named. `covered` is consumed."""
     problems: list[KeyProblem] = []
     present: set[int] = set()
     parsed: dict[int, tuple[ledger.KeyEntry, KeyValue]] = {}
