@@ -3,6 +3,7 @@
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
         [--status-tickets 10000 (0: no `oms status` runs)] [--repeat 5] [--oms dist/oms/oms]
         [--tick-tickets 1000 (0: no ticks)] [--ticks 30]
+        [--deliveries 0 (N: `oms worker deliver` N times on each store)]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
@@ -12,7 +13,9 @@ with its ledger entry, ADR 0043 amendment `etcdledger`: by a store that knows th
 by a new one, as a new process's first write is), and the
 client's bare round trip (a range of one key) for scale, and a host's heartbeat: written (files: a
 beat file published and the older pruned; etcd: the key read, put under its lease fenced by the
-conductor's lock of its host, the lease kept alive) and read (every host's, 3 hosts). Then `oms
+conductor's lock of its host, the lease kept alive) and read (every host's, 3 hosts), and a
+processing lock taken and let go (`Outbox.lock`: a lock file; etcd: a lease granted, the key
+created under it, its keeper started, the lease revoked). Then `oms
 status` as a new process (`--oms`: the frozen binary; from source by default) in two demo
 repositories of `--status-tickets` open tickets each, one on files and one whose committed `[store]`
 names the cluster, taking turns: the first run (it reads every record and writes the summary) and
@@ -21,8 +24,11 @@ what a run costs when the machine is busy). Then an idle conductor tick (ADR 004
 `etcdtick`) in two more repositories of `--tick-tickets` tickets each, files and etcd, every one
 blocked for a person (nothing to fill, expire or resolve: the tick has nothing to do), in this
 process under the conductor's lock, its memory kept from tick to tick as `oms conductor
-run` keeps it, the two taking turns `--ticks` times. Prints medians, p90 and the ratios etcd /
-files. Nothing is asserted.
+run` keeps it, the two taking turns `--ticks` times. With `--deliveries N`, `oms worker deliver`
+as a new process in two test chains (`tests/chain.py`: real git and tmux, a command worker that
+runs `true`), one on files and one on the cluster (ADR 0043 amendment `etcddeliver`: its lock a
+lease, its writes fenced), an accepted dispatch each, taking turns N times: wall and CPU. Prints
+medians, p90 and the ratios etcd / files. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -233,6 +239,63 @@ def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str,
         )
 
 
+def deliver_runs(
+    base: Path, cluster: Cluster, count: int, oms: list[str]
+) -> dict[str, list[float]]:
+    """`oms worker deliver` of a fresh accepted dispatch, in a chain on files and one on the
+    cluster, taking turns `count` times (seconds: wall, and CPU as `<name> cpu`)."""
+    import os
+
+    from tests.chain import Chain, accepted, make_chain
+
+    class OnEtcd(Chain):
+        def workspace(self) -> Workspace:
+            return Workspace.open(str(self.state), str(self.repo), clock=self.clock, etcd=True)
+
+    os.environ["OMS_EXECUTABLE"] = (
+        oms[0] if len(oms) == 1 else str(Path(sys.executable).parent / "oms")
+    )
+    made = {name: make_chain(base / f"deliver-{name}") for name in ("files", "etcd")}
+    chains: dict[str, Chain] = {}
+    started = []
+    try:
+        for name, gen in made.items():
+            (base / f"deliver-{name}").mkdir()
+            chain = next(gen)
+            started.append(gen)
+            if name == "etcd":
+                endpoints = json.dumps(cluster.endpoints)
+                chain.edit_config(
+                    lambda t, e=endpoints: (
+                        t
+                        + f'\n[store]\nbackend = "etcd"\nendpoints = {e}\n'
+                        + 'prefix = "/oms/bench-deliver/"\n'
+                    ),
+                    commit=True,
+                )
+                chain = OnEtcd(chain.base, chain.repo, chain.state, chain.advisor)
+            chains[name] = chain
+        out: dict[str, list[float]] = {}
+        for turn in range(count):
+            for name, chain in chains.items():
+                _, event_id = accepted(chain, f"Delivered {turn}")
+                where = ["--state-root", str(chain.state), "--config-root", str(chain.repo)]
+                used = _children_cpu()
+                began = time.perf_counter()
+                subprocess.run(
+                    [*oms, "worker", "deliver", "--event-id", event_id, *where],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    check=True,
+                )
+                out.setdefault(name, []).append(time.perf_counter() - began)
+                out.setdefault(f"{name} cpu", []).append(_children_cpu() - used)
+        return out
+    finally:
+        for gen in started:
+            next(gen, None)  # runs make_chain's end: its tmux server killed (its own socket)
+
+
 def _children_cpu() -> float:
     """The CPU seconds (user and system) of this process's children that ended so far: on a busy
     machine a run's wall is mostly waiting for a core, its CPU is what it costs."""
@@ -252,6 +315,9 @@ def main() -> int:
     )
     parser.add_argument("--tick-tickets", type=int, default=1000)
     parser.add_argument("--ticks", type=int, default=30)
+    parser.add_argument(
+        "--deliveries", type=int, default=0, help="also: `oms worker deliver` N times each (0: not)"
+    )
     args = parser.parse_args()
     rng = random.Random(7)
     scratch_anchors()
@@ -318,6 +384,8 @@ def main() -> int:
                 "etcd beat (fenced)": beater(etcd_beats, held.fence),
                 f"files beats read, {HOSTS} hosts": file_beats.read_all,
                 f"etcd beats read, {HOSTS} hosts": etcd_beats.read_all,
+                "files processing lock": lambda: files.outbox("bench").lock("evt-b").release(),
+                "etcd processing lock": lambda: etcd.outbox("bench").lock("evt-b").release(),
             }
             times = time_interleaved(cases, args.samples)  # type: ignore[arg-type]
             keeper.close()
@@ -344,6 +412,11 @@ def main() -> int:
             ticks = (
                 tick_runs(Path(scratch), cluster, args.tick_tickets, args.ticks)
                 if args.tick_tickets
+                else {}
+            )
+            delivered = (
+                deliver_runs(Path(scratch), cluster, args.deliveries, oms)
+                if args.deliveries
                 else {}
             )
         finally:
@@ -395,6 +468,12 @@ def main() -> int:
         "files",
         median_ms(times[f"files beats read, {HOSTS} hosts"]),
     )
+    print_ratio(
+        "etcd processing lock (grant, create, keeper, revoke)",
+        median_ms(times["etcd processing lock"]),
+        "files",
+        median_ms(times["files processing lock"]),
+    )
     print()
     if ticks:
         n = args.tick_tickets
@@ -413,6 +492,35 @@ def main() -> int:
             median_ms(ticks["etcd idle tick"]),
             "files",
             median_ms(ticks["files idle tick"]),
+        )
+        print()
+    if delivered:
+        print(
+            table(
+                ["`oms worker deliver`", "median ms", "p90 ms", "CPU median ms"],
+                [
+                    [
+                        f"{name}, {args.deliveries} runs",
+                        f"{statistics.median(delivered[name]) * 1000:.0f}",
+                        f"{p90_ms(delivered[name]):.0f}",
+                        f"{statistics.median(delivered[name + ' cpu']) * 1000:.0f}",
+                    ]
+                    for name in ("files", "etcd")
+                ],
+            )
+        )
+        print()
+        print_ratio(
+            "`oms worker deliver` on etcd",
+            statistics.median(delivered["etcd"]) * 1000,
+            "files",
+            statistics.median(delivered["files"]) * 1000,
+        )
+        print_ratio(
+            "`oms worker deliver` on etcd, CPU",
+            statistics.median(delivered["etcd cpu"]) * 1000,
+            "files",
+            statistics.median(delivered["files cpu"]) * 1000,
         )
         print()
     n = args.status_tickets

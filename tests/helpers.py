@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from oms.canonical import Json, JsonObject
 from oms.fsio import FsioOptions, Publisher, Resolver
@@ -18,6 +18,8 @@ from oms.fsio._syscalls import Syscalls
 
 if TYPE_CHECKING:
     import pytest
+
+    from oms.schemas.payloads import SessionPayload, TicketPayload, WorkerPayload
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -285,6 +287,21 @@ def payload(kind: str, **overrides: Json) -> JsonObject:
     out = dict(base[kind])
     out.update(overrides)
     return out
+
+
+def ticket_sample(**overrides: Json) -> TicketPayload:
+    """`payload("ticket", ...)` typed as its kind's TypedDict, for a rule that takes one."""
+    return cast("TicketPayload", payload("ticket", **overrides))
+
+
+def session_sample(**overrides: Json) -> SessionPayload:
+    """`payload("session", ...)` typed as its kind's TypedDict, for a rule that takes one."""
+    return cast("SessionPayload", payload("session", **overrides))
+
+
+def worker_sample(**overrides: Json) -> WorkerPayload:
+    """`payload("worker", ...)` typed as its kind's TypedDict, for a rule that takes one."""
+    return cast("WorkerPayload", payload("worker", **overrides))
 
 
 def evidence_body(**overrides: Json) -> JsonObject:

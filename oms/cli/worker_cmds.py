@@ -66,7 +66,7 @@ def deliver(
     from oms.services.delivery.service import Delivery
 
     check(event_id, "event id")
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # served on etcd (ADR 0043)
         result = Delivery.open(ws).deliver(event_id)
     if json_out:
         emit({"ok": True, **result})

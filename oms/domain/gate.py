@@ -37,9 +37,13 @@ version per hook).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from oms.canonical import JsonObject, add_ms, parse_ts
+from oms.canonical import add_ms, parse_ts
 from oms.limits import LIMITS
+
+if TYPE_CHECKING:  # the hook's door imports this module: the TypedDicts are for mypy only
+    from oms.schemas.payloads import SessionPayload
 
 NO_RESULT = "no_result"
 
@@ -63,31 +67,24 @@ class After:
     """The session payload after a hook, whether a Stop is held back, why the worker is to be parked
     (NO_RESULT: one line) or None, and whether this Stop was let through by the gate's cap."""
 
-    payload: JsonObject
+    payload: SessionPayload
     hold: bool
     no_result: str | None
     released: bool = False
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _window(payload: JsonObject, acknowledged_at: str | None, now: str) -> tuple[str, int]:
+def _window(payload: SessionPayload, acknowledged_at: str | None, now: str) -> tuple[str, int]:
     """Where the bound starts and the turns counted since: the acknowledgement restarts it once."""
-    since = payload.get("progress_since")
-    since = (
-        since if isinstance(since, str) else now
-    )  # a session recorded before oms kept it: from now
-    turns = _count(payload.get("turns_without_result"))
+    since = payload.get("progress_since", now)  # a session recorded before oms kept it: from now
+    turns = payload.get("turns_without_result", 0)
     if acknowledged_at is not None and parse_ts(acknowledged_at) > parse_ts(since):
         return acknowledged_at, 0
     return since, turns
 
 
-def _bound(payload: JsonObject, turns: int, since: str, now: str) -> str | None:
-    most = _count(payload.get("max_turns_without_result")) or LIMITS.turns_without_result
-    minutes = _count(payload.get("max_minutes_without_result")) or LIMITS.minutes_without_result
+def _bound(payload: SessionPayload, turns: int, since: str, now: str) -> str | None:
+    most = payload.get("max_turns_without_result") or LIMITS.turns_without_result
+    minutes = payload.get("max_minutes_without_result") or LIMITS.minutes_without_result
     if turns >= most:
         return f"no result after {turns} turns (max_turns_without_result = {most})"
     if parse_ts(now) - parse_ts(since) >= minutes * 60_000:
@@ -96,11 +93,11 @@ def _bound(payload: JsonObject, turns: int, since: str, now: str) -> str | None:
 
 
 def after(
-    payload: JsonObject, hook: Hook, *, has_result: bool, acknowledged_at: str | None, now: str
+    payload: SessionPayload, hook: Hook, *, has_result: bool, acknowledged_at: str | None, now: str
 ) -> After:
     """The payload after `hook` (a copy: `payload` is not changed), the gate's decision and the
     bound's. `acknowledged_at` is when the dispatch was acknowledged, if it was."""
-    out = dict(payload)
+    out = payload.copy()
     hold = released = False
     no_result = None
     if hook.event == "Stop" and not has_result:
@@ -108,7 +105,7 @@ def after(
         turns += hook.turns
         out["progress_since"], out["turns_without_result"] = since, turns
         if out.get("agent_stopped_at") is None:  # the gate is armed
-            blocks = _count(out.get("stop_blocks")) + 1 if hook.stop_hook_active else 1
+            blocks = out["stop_blocks"] + 1 if hook.stop_hook_active else 1
             out["stop_blocks"] = blocks
             hold = not (hook.stop_hook_active and blocks > LIMITS.stop_blocks)
             released = not hold
@@ -152,14 +149,14 @@ def _since(value: object, then: object) -> bool:
 
 
 def worth_writing(
-    written: JsonObject, payload: JsonObject, *, first: bool, no_result: bool, now: str
+    written: SessionPayload, payload: SessionPayload, *, first: bool, no_result: bool, now: str
 ) -> bool:
     """Whether `payload` is worth a version on top of the latest, `written` (see the module
     docstring): `first` = the latest version is not a hook's; `no_result` = the bound was
     reached."""
     if first or no_result:
         return True
-    if payload.get("native_session_ref") != written.get("native_session_ref"):
+    if payload["native_session_ref"] != written["native_session_ref"]:
         return True
     if written.get("agent_prompted_at") is None and payload.get("agent_prompted_at") is not None:
         return True
@@ -169,7 +166,7 @@ def worth_writing(
         return True  # the first prompt since: delivery's witness waits for it
     if written.get("agent_stopped_at") is None and payload.get("agent_stopped_at") is not None:
         return True  # the agent came to rest
-    if _count(written.get("stop_blocks")) == 0 and _count(payload.get("stop_blocks")) > 0:
+    if written["stop_blocks"] == 0 and payload["stop_blocks"] > 0:
         return True  # the gate started holding it
-    last = written.get("last_observed_at")
-    return not isinstance(last, str) or parse_ts(now) >= parse_ts(add_ms(last, LIMITS.hook_beat_ms))
+    last = written["last_observed_at"]
+    return parse_ts(now) >= parse_ts(add_ms(last, LIMITS.hook_beat_ms))

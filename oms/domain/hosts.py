@@ -25,6 +25,7 @@ from oms.canonical import JsonObject, add_ms, dumps, parse_ts
 from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError, shown
 from oms.limits import LIMITS
 from oms.schemas import validate
+from oms.schemas.payloads import WorkerPayload
 
 ENV = "OMS_HOST"
 SETTINGS = "oms/host.toml"  # under `$XDG_CONFIG_HOME`, else `~/.config` (as `[notify]`'s file)
@@ -101,14 +102,14 @@ def parse_settings(data: bytes, where: str) -> str:
 
 
 # ------------------------------------------------------------------ which workers are whose
-def host_of(payload: Mapping[str, object], this_host: str) -> str:
+def host_of(payload: WorkerPayload, this_host: str) -> str:
     """The host a worker runs on: its record's `host`, or — a record written before hosts — the
     host reading it."""
     named = payload.get("host")
     return named if isinstance(named, str) else this_host
 
 
-def mine(payload: Mapping[str, object], this_host: str) -> bool:
+def mine(payload: WorkerPayload, this_host: str) -> bool:
     """Is this worker this host's to act on?"""
     return host_of(payload, this_host) == this_host
 

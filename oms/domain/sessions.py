@@ -16,7 +16,7 @@ into: `prompt_due_at` makes the first prompt the agent takes since worth a sessi
 from __future__ import annotations
 
 from oms.canonical import JsonObject, add_ms, parse_ts
-from oms.domain.machine import Next, session_with, step, with_fields
+from oms.domain.machine import Next, Payload, session_with, step, with_fields
 from oms.errors import InvalidInputError, one_line
 from oms.limits import LIMITS
 from oms.schemas.payloads import SessionPayload
@@ -136,7 +136,7 @@ def relaunch(
     )
 
 
-def heartbeat(state: str, payload: JsonObject, *, now: str) -> Next[SessionPayload]:
+def heartbeat(state: str, payload: Payload, *, now: str) -> Next[SessionPayload]:
     """An observation: extends the heartbeat deadline."""
     return Next(
         step("session", TABLE, state, "observe"),

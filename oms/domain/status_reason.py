@@ -3,45 +3,43 @@ for, why it is blocked, why its worker is parked, what a person must fix."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from oms.canonical import parse_ts
 from oms.domain.conductor import NEEDS_PERSON
 from oms.errors import InvalidInputError
+from oms.schemas.payloads import TicketPayload, WorkerPayload
 
 
 def ticket_reason(
     state: str,
-    payload: Mapping[str, object],
-    worker: Mapping[str, object] | None,
+    payload: TicketPayload,
+    worker: WorkerPayload | None,
     now_ms: int | None = None,
 ) -> str:
     """The phrase for a ticket in `state` with `payload`, its current attempt's worker's payload
     (None: no worker yet), and the time now in ms since the epoch (for a backoff still running)."""
-    reason = payload.get("reason")
-    said = reason if isinstance(reason, str) and reason else None
+    said = payload["reason"] or None
     if state == "open":
         if said is not None and said.startswith(NEEDS_PERSON):
             return said
         retry = payload.get("retry_after")
-        if isinstance(retry, str) and (now_ms is None or _ms(retry) > now_ms):
+        if retry is not None and (now_ms is None or _ms(retry) > now_ms):
             return f"waits to retry at {retry}" + (f" ({said})" if said else "")
-        attempt = payload.get("attempt")
-        nth = f"attempt {attempt}: " if isinstance(attempt, int) and attempt > 1 else ""
+        attempt = payload["attempt"]
+        nth = f"attempt {attempt}: " if attempt > 1 else ""
         if said is not None:
             return f"waits for a free slot ({nth}{said})"
         return "waits for a free slot"
     if state == "leased":
         if worker is None:
             return "leased: its dispatch is on its way (review, acceptance)"
-        health, why = worker.get("health"), worker.get("health_reason")
-        because = f": {why}" if isinstance(why, str) and why else ""
+        health, why = worker["health"], worker["health_reason"]
+        because = f": {why}" if why else ""
         if health == "parked":
             return f"worker parked{because}"
         if health == "stalled":
             return f"worker stalled{because or ': no heartbeat'}"
         if health == "stopped":
-            return f"worker ended ({worker.get('end_reason')}): its result is being decided"
+            return f"worker ended ({worker['end_reason']}): its result is being decided"
         return "worker running"
     if state == "blocked":
         return f"blocked: {said or 'a person decides'}"

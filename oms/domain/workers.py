@@ -114,7 +114,7 @@ def mark_parked(
 
 
 def set_health(
-    state: str, payload: Payload, health: str, *, now: str, reason: str | None = None
+    state: str, payload: WorkerPayload, health: str, *, now: str, reason: str | None = None
 ) -> Next[WorkerPayload]:
     """Move the health machine (the activity state is unchanged); `reason` says why (e.g.
     `hooks_silent`)."""

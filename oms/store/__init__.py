@@ -102,6 +102,8 @@ class Store:
         # host, ADR 0043 amendment `etcdhost`; a processing lock `Outbox.lock` took, amendment
         # `etcddeliver`); None on files
         self.fence: Fence | None = None
+        self._fences: list[Fence] = []  # the processing locks' fences held now, innermost last
+        self._unheld: Fence | None = None  # `fence` before the first of them was taken
         self._events: EventStore | None = None
         self._evidence: EvidenceStore | None = None
         self._ticket_content: TicketContent | None = None
@@ -121,6 +123,23 @@ class Store:
 
     def _fence_now(self) -> Fence | None:
         return self.fence
+
+    def hold_fence(self, fence: Fence) -> None:
+        """A processing lock was taken (`Outbox.lock`): every write carries its fence while it is
+        the innermost held."""
+        if not self._fences:
+            self._unheld = self.fence
+        self._fences.append(fence)
+        self.fence = fence
+
+    def drop_fence(self, fence: Fence) -> None:
+        """A processing lock was let go: the fence of the innermost still held comes back (the
+        one before them all, once none is)."""
+        for i in range(len(self._fences) - 1, -1, -1):
+            if self._fences[i] == fence:
+                del self._fences[i]
+                break
+        self.fence = self._fences[-1] if self._fences else self._unheld
 
     @property
     def evidence(self) -> EvidenceStore:

@@ -59,14 +59,26 @@ def parse_receipt(data: bytes, consumer_id: str, event_id: str, where: str) -> R
 class Scope(Protocol):
     """What a held lock's fence is set on while it is held (the `Store`)."""
 
-    fence: Fence | None
+    def hold_fence(self, fence: Fence) -> None:
+        """Carry `fence` on every write from now on (the innermost lock's)."""
+        ...
+
+    def drop_fence(self, fence: Fence) -> None:
+        """`fence`'s lock was let go: the fence of the lock still held innermost comes back."""
+        ...
+
+    @property
+    def fence(self) -> Fence | None:
+        """The fence the writes carry now."""
+        ...
 
 
 class ProcessingLock:
     """A held processing lock: a lock file (`fence` None: a file lock cannot lapse while its
     holder lives) or a backend's own (`fence` its token). While a fenced one is held, its scope's
-    `fence` is its fence (the innermost lock's: the one it replaced comes back on release), so
-    the code under the lock writes through a fenced store by construction."""
+    `fence` is its fence (the innermost lock's: the fence of the lock still held innermost comes
+    back on release, in whatever order they are let go), so the code under the lock writes
+    through a fenced store by construction."""
 
     def __init__(
         self,
@@ -77,9 +89,8 @@ class ProcessingLock:
         self._held: Lock | LeaseHeld | None = held
         self.fence = fence
         self._scope = scope if fence is not None else None
-        self._before: Fence | None = None
-        if self._scope is not None:
-            self._before, self._scope.fence = self._scope.fence, fence
+        if self._scope is not None and fence is not None:
+            self._scope.hold_fence(fence)
 
     @property
     def held(self) -> bool:
@@ -91,8 +102,8 @@ class ProcessingLock:
         if self._held is None:
             return
         held, self._held = self._held, None
-        if self._scope is not None and self._scope.fence == self.fence:
-            self._scope.fence = self._before
+        if self._scope is not None and self.fence is not None:
+            self._scope.drop_fence(self.fence)
         held.release()
 
     def __enter__(self) -> ProcessingLock:
@@ -130,7 +141,10 @@ class Outbox:
         carry while it is held."""
         check(event_id, "event id")
         if isinstance(self.backend, KeepsLocks):
-            holder = f"host {socket.gethostname()[:63]} pid {os.getpid()}"
+            # a label in the refusal a second taker reads: the host's name as its processes are
+            # given it (`OMS_HOST`, ADR 0043 amendment `hosts`), else the machine's
+            host = os.environ.get("OMS_HOST") or socket.gethostname()
+            holder = f"host {host[:63]} pid {os.getpid()}"
             held = self.backend.hold(
                 f"{OUTBOX_DIR}/{self.consumer_id}/{event_id}", holder, wait_s=wait_s
             )

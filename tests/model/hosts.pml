@@ -35,9 +35,9 @@
  *
  * WHAT IS THE CODE'S. The lock, its token and the fenced writes are the code's (store.py, records.py,
  * outbox.py), step for step. The deliverer's steps are once.deliver's and launch.py's, as delivery.pml has
- * them, with each store write a fenced transaction: what `oms worker deliver` does once its outbox lock is
- * an etcd lock and its stores are `fenced` — not yet wired: ADR 0043 refuses every command but four on an
- * etcd store, and `Outbox.lock` still takes a file lock. The begun mark is the code's file by -D
+ * them, with each store write a fenced transaction: what `oms worker deliver` does on an etcd store
+ * (ADR 0043 amendment `etcddeliver`: `Outbox.lock` takes an etcd lock under a lease, and the store
+ * carries its fence while it is held). The begun mark is the code's file by -D
  * GAP_LOCAL_BEGUN and ADR 0017's key by default (below); the supervisor's own-pane check is the code's by
  * -D OWN_SESSION=1 (`domain/own_pane.py`): the code is `-DGAP_LOCAL_BEGUN -DOWN_SESSION=1` (the test's
  * `own-session*` configurations). Simplified: one pane observation (start_pane's,

@@ -10,37 +10,46 @@ from hypothesis import strategies as st
 from oms.canonical import parse_ts
 from oms.domain.conductor import NEEDS_PERSON
 from oms.domain.status_reason import fit, ticket_reason
+from tests.helpers import ticket_sample as ticket
+from tests.helpers import worker_sample as worker
 
 NOW = parse_ts("2026-12-02T10:00:00.000Z")
 
 
 def test_each_state_says_why() -> None:
     fix = f"{NEEDS_PERSON}bubblewrap is missing (fix: install it)"
-    assert ticket_reason("open", {"reason": fix, "attempt": 1}, None, NOW) == fix
-    assert ticket_reason("open", {"reason": None, "attempt": 1}, None, NOW) == (
-        "waits for a free slot"
-    )
-    assert ticket_reason("open", {"reason": "lease expired", "attempt": 1}, None, NOW) == (
+    assert ticket_reason("open", ticket(reason=fix), None, NOW) == fix
+    assert ticket_reason("open", ticket(), None, NOW) == "waits for a free slot"
+    assert ticket_reason("open", ticket(reason=""), None, NOW) == "waits for a free slot"
+    assert ticket_reason("open", ticket(reason="lease expired"), None, NOW) == (
         "waits for a free slot (lease expired)"
     )
-    backoff = {"reason": "failed: exit 1", "attempt": 2, "retry_after": "2026-12-02T10:05:00.000Z"}
+    backoff = ticket(reason="failed: exit 1", attempt=2, retry_after="2026-12-02T10:05:00.000Z")
     assert ticket_reason("open", backoff, None, NOW) == (
         "waits to retry at 2026-12-02T10:05:00.000Z (failed: exit 1)"
     )
     assert "(attempt 2: failed: exit 1)" in ticket_reason(
         "open", {**backoff, "retry_after": "2026-12-02T09:00:00.000Z"}, None, NOW
     )
-    parked = {"health": "parked", "health_reason": "bridge_silent"}
-    assert ticket_reason("leased", {}, parked, NOW) == "worker parked: bridge_silent"
-    assert ticket_reason("leased", {}, {"health": "stalled"}, NOW) == "worker stalled: no heartbeat"
-    assert ticket_reason("leased", {}, {"health": "healthy"}, NOW) == "worker running"
-    assert "on its way" in ticket_reason("leased", {}, None, NOW)
-    quarantined = {"reason": "quarantined after 5 failures within an hour"}
+    assert "(attempt 2: failed: exit 1)" in ticket_reason(
+        "open", {**backoff, "retry_after": None}, None, NOW
+    )
+    parked = worker(health="parked", health_reason="bridge_silent")
+    assert ticket_reason("leased", ticket(), parked, NOW) == "worker parked: bridge_silent"
+    stalled = worker(health="stalled")
+    assert ticket_reason("leased", ticket(), stalled, NOW) == "worker stalled: no heartbeat"
+    assert ticket_reason("leased", ticket(), worker(), NOW) == "worker running"
+    ended = worker(health="stopped", end_reason="exit")
+    assert ticket_reason("leased", ticket(), ended, NOW) == (
+        "worker ended (exit): its result is being decided"
+    )
+    assert "on its way" in ticket_reason("leased", ticket(), None, NOW)
+    quarantined = ticket(reason="quarantined after 5 failures within an hour")
     assert ticket_reason("blocked", quarantined, None, NOW) == (
         "blocked: quarantined after 5 failures within an hour"
     )
-    assert ticket_reason("blocked", {}, None, NOW) == "blocked: a person decides"
-    assert ticket_reason("done", {"reason": "merged"}, None, NOW) == "merged"
+    assert ticket_reason("blocked", ticket(), None, NOW) == "blocked: a person decides"
+    assert ticket_reason("done", ticket(reason="merged"), None, NOW) == "merged"
 
 
 @given(st.text(max_size=300), st.integers(-5, 200))

@@ -18,7 +18,7 @@ from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
-from oms.schemas.payloads import TicketState
+from oms.schemas.payloads import TicketState, WorkerPayload
 from oms.services.containment import opt_outs
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
@@ -72,15 +72,15 @@ class Snapshot:
     def reasons(self, now: str) -> dict[str, str]:
         """Why each ticket is where it is (`domain/status_reason.py`), by ticket id: human output
         only."""
-        current: dict[tuple[str, str | None], JsonObject] = {
-            (worker_payload(w)["ticket_id"], worker_payload(w)["session_id"]): w.payload
+        current: dict[tuple[str, str | None], WorkerPayload] = {
+            (worker_payload(w)["ticket_id"], worker_payload(w)["session_id"]): worker_payload(w)
             for w in sorted(self.workers, key=lambda w: w.observed_at)
         }
         now_ms = parse_ts(now)
         return {
             t.record_id: ticket_reason(
                 t.state,
-                t.payload,
+                ticket_payload(t),
                 current.get((t.record_id, ticket_payload(t)["session_id"])),
                 now_ms,
             )

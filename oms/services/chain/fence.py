@@ -127,7 +127,7 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
                 worker.state, worker_payload(worker), now=now, reason=one_line(why)
             )
         return workers.set_health(
-            worker.state, worker.payload, "parked", now=now, reason=one_line(why)
+            worker.state, worker_payload(worker), "parked", now=now, reason=one_line(why)
         )
 
     def op(worker: Record) -> str:

@@ -164,7 +164,8 @@ def _heartbeat(d: Delivery, worker: Record, session: Record, now: str, done: lis
     def decide(current: Record, at: str) -> Next[WorkerPayload] | None:
         if worker_payload(current)["health"] != health:
             return None
-        return workers.set_health(current.state, current.payload, target, now=at, reason=why)
+        payload = worker_payload(current)
+        return workers.set_health(current.state, payload, target, now=at, reason=why)
 
     d.move_worker(
         worker.record_id, decide, op=stable_id("cnd-beat", worker.record_id, worker.version, target)

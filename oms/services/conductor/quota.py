@@ -103,7 +103,7 @@ def park_over_budget(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 ):
                     return None
                 return workers.set_health(
-                    current.state, current.payload, "parked", now=now, reason=reason
+                    current.state, worker_payload(current), "parked", now=now, reason=reason
                 )
 
             if worker_moves.move(

@@ -26,7 +26,7 @@ from oms.services.delivery import plans, proxy_route, session_events
 from oms.services.delivery.interface import Panes
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
-from oms.store.payloads import as_json
+from oms.store.payloads import as_json, worker_payload
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import SessionPayload
@@ -133,7 +133,7 @@ class DeliveryContext:
     def host_of(self, dispatch_id: str) -> str | None:
         """The host whose worker this is (`domain/hosts.host_of`), None without a worker record."""
         worker = self.ws.store.records("worker").read_if_exists(dispatch_id)
-        return None if worker is None else hosts.host_of(worker.payload, self.ws.host())
+        return None if worker is None else hosts.host_of(worker_payload(worker), self.ws.host())
 
     def check_host(self, dispatch_id: str) -> None:
         """Refuse (`OtherHostError`, one line naming the host) to act on a worker another host

@@ -146,8 +146,9 @@ class _Launch:
             self.status, self.pane = start_pane(d, dispatch, plan, self.spec, again=self.again)
             return machine.PaneStarted(self.status)
         elif step is machine.Step.STOP_CHECK:
-            root, backend = d.ws.store.state.root, d.ws.store.backend  # etcd: the cluster's
-            return machine.StopSeen(start_guard.stopped(root, dispatch.record_id, backend))
+            store = d.ws.store  # the worker as the store holds it: the state root's or a cluster's
+            why = start_guard.stopped(store.state.root, dispatch.record_id, store.backend)
+            return machine.StopSeen(why)
         elif step is machine.Step.REGISTER_PANE:
             pane = _got(self.pane, step)
             return machine.Done(step, registry=registration.register_pane(d, dispatch, pane))

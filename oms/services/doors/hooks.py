@@ -49,7 +49,7 @@ from oms.canonical.strict_json import loads_message
 from oms.domain.relay import BRIDGE_TOOL_PREFIX, BRIDGE_TOOLS, UNVERIFIED, denial
 from oms.errors import CanonicalJsonError
 from oms.limits import LIMITS
-from oms.store.payloads import as_json
+from oms.store.payloads import as_json, session_payload
 
 if TYPE_CHECKING:
     from oms.services.doors.progress import Memo
@@ -238,7 +238,7 @@ def respond(
             now=now,
         )
         if not gate.worth_writing(
-            session.payload,
+            session_payload(session),
             decided.payload,
             first=session.actor != "oms-hook",
             no_result=decided.no_result is not None,

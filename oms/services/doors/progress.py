@@ -3,9 +3,12 @@ result within its role's bound (`domain/gate.py` decides both; `services/doors/h
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from oms.store.payloads import session_payload
 
 if TYPE_CHECKING:  # the broker imports this module at start: it loads what it uses when it uses it
+    from oms.schemas.payloads import SessionPayload
     from oms.services.workspace import Workspace
     from oms.store import Record
 
@@ -17,18 +20,18 @@ class Memo:
 
     def __init__(self) -> None:
         self.on: tuple[str, int] | None = None
-        self.payload: dict[str, Any] | None = None
+        self.payload: SessionPayload | None = None
         self.missed = (
             0  # Stops the broker's hook budget answered unrecorded since: turns all the same
         )
 
-    def base(self, session: Record) -> dict[str, Any]:
+    def base(self, session: Record) -> SessionPayload:
         """The payload the next hook starts from."""
         if self.payload is not None and self.on == (session.record_id, session.version):
             return self.payload
-        return dict(session.payload)
+        return session_payload(session).copy()
 
-    def keep(self, session: Record, payload: dict[str, Any] | None, *, counted: bool) -> None:
+    def keep(self, session: Record, payload: SessionPayload | None, *, counted: bool) -> None:
         """Remember `payload` on top of `session` (None: nothing is pending). `counted`: the hook
         was a Stop, which counted the missed turns; any other hook leaves them to the next Stop (an
         agent's own hooks that drain the budget must not erase the turns it ran meanwhile)."""

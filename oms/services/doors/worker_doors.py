@@ -12,7 +12,7 @@ broker's life.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from oms.domain.relay import fails_closed, hook_event
@@ -61,8 +61,10 @@ class WorkerDoors:
         config_root: str,
         log: Callable[[str], None],
         own: tuple[PaneProcess, ...] = (),
+        store: Mapping[str, object] | None = None,
     ) -> None:
         self.binding = binding
+        self.store = store  # the backend its launch spec names (None: the state root's)
         self.own = own  # the pane's first process (the supervisor, or its onefile bootloader)
         self.nonce = nonce
         self.state_root = state_root
@@ -79,7 +81,7 @@ class WorkerDoors:
         if self._ws is None:
             from oms.services.workspace import Workspace
 
-            self._ws = Workspace.open(self.state_root, self.config_root)
+            self._ws = Workspace.open(self.state_root, self.config_root, spec_store=self.store)
         return self._ws
 
     def close(self) -> None:

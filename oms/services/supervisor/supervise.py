@@ -247,7 +247,13 @@ class _Run:
             spec.allowed_tools,
         )
         doors = WorkerDoors(
-            binding, spec.nonce, self.state_real, spec.config_root, self.log, own=self.own
+            binding,
+            spec.nonce,
+            self.state_real,
+            spec.config_root,
+            self.log,
+            own=self.own,
+            store=spec.store,  # where its launch wrote: the state root's, or a cluster's
         )
         previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         broker = Broker(listener, doors, self.log)
@@ -401,7 +407,7 @@ class _Run:
         from oms.services.workspace import Workspace
 
         try:
-            with Workspace.open(self.state_real, config_root) as ws:
+            with Workspace.open(self.state_real, config_root, spec_store=self.spec.store) as ws:
                 kept = attempt_end.record_end(ws, self.spec.dispatch_id, str(self.over))
             if kept is not None:
                 self.log(f"salvaged: {kept}")

@@ -4,7 +4,7 @@ clock."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from oms.canonical import now as wall_clock
@@ -72,6 +72,7 @@ class Workspace:
         served: bool = True,
         etcd: bool = False,
         check_backend: bool = True,
+        spec_store: Mapping[str, object] | None = None,
     ) -> Workspace:
         """Open both roots (the config root need not be private: it is the repository); `served`:
         only if the state root serves this repository (ADR 0032; False only for `oms audit adopt`,
@@ -80,7 +81,10 @@ class Workspace:
         "etcd"` puts its records there; without it such a configuration is refused here (one
         git process reads it), before the command reads anything; `check_backend` False skips that
         read, for a server that checked once as it started and opens a workspace per request
-        (`oms web`: its watcher opens one every `LIMITS.web_watch_ms`)."""
+        (`oms web`: its watcher opens one every `LIMITS.web_watch_ms`); `spec_store`: the backend
+        a launch spec names (`start_guard.backend_of`'s `store`), for a launched worker's own
+        processes — its supervisor, broker, hooks and bridge read and write where their launch
+        wrote, whatever HEAD says since."""
         real = os.path.realpath(config_root)
         state_real = os.path.realpath(state_root)
         if state_real == real or state_real.startswith(real.rstrip("/") + "/"):
@@ -95,7 +99,9 @@ class Workspace:
             raise
         ws = cls(store, real, repo, clock)
         try:
-            if etcd:
+            if spec_store is not None and spec_store.get("backend") == "etcd":
+                ws.attach_spec_store(spec_store)
+            elif etcd:
                 ws.attach_etcd()
             elif check_backend:
                 _refuse_other_backend(real)
@@ -123,6 +129,24 @@ class Workspace:
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
         self.store.backend = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
+
+    def attach_spec_store(self, store: Mapping[str, object]) -> None:
+        """Serve this workspace's records and events from the etcd store a launch spec names
+        (its endpoints and resolved prefix, `launch._store`), with the state root's line key:
+        a launched worker's processes write where its deliverer wrote (ADR 0043 amendment
+        `etcddeliver`)."""
+        from oms.services.workspace.backend import etcd_at
+        from oms.store.ledger import LineKey
+
+        endpoints, prefix = store.get("endpoints"), store.get("prefix")
+        if not isinstance(endpoints, list) or not isinstance(prefix, str):
+            from oms.errors import IntegrityError
+
+            raise IntegrityError("the launch spec's etcd store names no endpoints or prefix")
+        self.on_etcd = True
+        state = self.store.state
+        line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
+        self.store.backend = etcd_at([str(e) for e in endpoints], prefix, line)
 
     def _names_etcd(self) -> bool:
         """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid

@@ -1,10 +1,11 @@
 """The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
 cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms ticket list`,
-`oms status`, `oms audit verify|log` and `oms conductor tick|run` run on it
-(`Workspace.open(etcd=True)`); every other command that opens a workspace
-is refused `backend = "etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it
-reads the configuration, so nothing writes half to files and half to a cluster, and nothing reads
-the state root's files as if they were the store.
+`oms status`, `oms audit verify|log`, `oms worker deliver` and `oms conductor tick|run` run on it
+(`Workspace.open(etcd=True)`; a launched worker's supervisor, broker, hooks and bridge open the
+store its launch spec names); every other command that opens a workspace is refused `backend =
+"etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it reads the configuration,
+so nothing writes half to files and half to a cluster, and nothing reads the state root's files
+as if they were the store.
 
 What an https:// cluster is trusted by and shown (`client_tls`), and which other hosts' state keys
 vouch for what they wrote there (`pinned_hosts`), is the person's own `oms/etcd.toml`
@@ -107,7 +108,8 @@ def refuse_etcd_named(backend: str, where: str) -> None:
     if backend == "etcd":
         raise ConfigError(
             f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
-            "list`, `oms status`, `oms store verify`, `oms audit verify|log` and `oms conductor "
-            "tick|run` so far (ADR 0043)",
+            "list`, `oms status`, `oms store verify`, `oms audit verify|log`, `oms worker "
+            "deliver` (with its worker's own processes) and `oms conductor tick|run` so far "
+            "(ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )

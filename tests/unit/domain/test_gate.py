@@ -8,9 +8,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.canonical import access, add_ms, parse_ts
+from oms.canonical import add_ms, parse_ts
 from oms.domain.gate import Hook, after, worth_writing
 from oms.limits import LIMITS
+from oms.schemas.payloads import SessionPayload
+from tests.helpers import session_sample
 
 T0 = "2026-11-30T00:00:00.000Z"
 EVENTS = ["SessionStart", "UserPromptSubmit", "Stop"]
@@ -27,21 +29,21 @@ hooks = st.lists(
 )
 
 
-def _start(max_turns: int = 1000, max_minutes: int = 10_000) -> dict[str, Any]:
-    return {
-        "stop_blocks": 0,
-        "agent_stopped_at": None,
-        "native_session_ref": "s-1",
-        "last_observed_at": T0,
-        "turns_without_result": 0,
-        "progress_since": T0,
-        "max_turns_without_result": max_turns,
-        "max_minutes_without_result": max_minutes,
-    }
+def _start(max_turns: int = 1000, max_minutes: int = 10_000) -> SessionPayload:
+    return session_sample(
+        stop_blocks=0,
+        agent_stopped_at=None,
+        native_session_ref="s-1",
+        last_observed_at=T0,
+        turns_without_result=0,
+        progress_since=T0,
+        max_turns_without_result=max_turns,
+        max_minutes_without_result=max_minutes,
+    )
 
 
 def _run(
-    sequence: list[tuple[str, bool, bool, str, int]], payload: dict[str, Any]
+    sequence: list[tuple[str, bool, bool, str, int]], payload: SessionPayload
 ) -> list[tuple[Any, ...]]:
     out, now = [], T0
     for event, active, has_result, provider, step in sequence:
@@ -143,11 +145,9 @@ def test_the_bound_in_minutes_counts_from_the_acknowledgement() -> None:
 
 
 def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
-    payload: dict[str, Any] = {
-        "stop_blocks": 0,
-        "agent_stopped_at": None,
-        "native_session_ref": "s-1",
-    }
+    payload = session_sample(stop_blocks=0, agent_stopped_at=None, native_session_ref="s-1")
+    assert "progress_since" not in payload
+    assert "max_turns_without_result" not in payload
     stop = Hook("Stop", "codex", "thread-1")
     for _ in range(LIMITS.turns_without_result - 1):
         done = after(payload, stop, has_result=False, acknowledged_at=None, now=T0)
@@ -164,8 +164,8 @@ def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
 def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
     sequence: list[Any],
 ) -> None:
-    written: dict[str, Any] = _start()
-    base: dict[str, Any] = _start()
+    written: SessionPayload = _start()
+    base: SessionPayload = _start()
     now, first = T0, True
     writes = changes = 0
     for event, active, step in sequence:
@@ -187,10 +187,7 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
                 written.get("agent_stopped_at") is None
                 and done.payload.get("agent_stopped_at") is not None
             )
-            or (
-                access.integer(written, "stop_blocks") == 0
-                and access.integer(done.payload, "stop_blocks") > 0
-            )
+            or (written["stop_blocks"] == 0 and done.payload["stop_blocks"] > 0)
         )
         due = parse_ts(now) >= parse_ts(add_ms(written["last_observed_at"], LIMITS.hook_beat_ms))
         write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
@@ -236,12 +233,12 @@ def test_a_prompt_records_when_the_agent_took_it() -> None:
         (Hook("SessionStart", "claude", "ses-1"), False),
         (Hook("Stop", "claude", "ses-1"), False),
     ]:
-        start = {**_start(), "last_prompted_at": T0}
+        start = _start() | {"last_prompted_at": T0}
         done = after(start, hook, has_result=False, acknowledged_at=None, now=later)
         assert done.payload["last_prompted_at"] == (later if prompted else T0), hook
 
 
-def _relaunched(prompted_at: str, due: str) -> dict[str, Any]:
+def _relaunched(prompted_at: str, due: str) -> SessionPayload:
     """A session whose agent took a prompt once, and which oms then started again at `due`."""
     return {
         **_start(),
@@ -252,7 +249,7 @@ def _relaunched(prompted_at: str, due: str) -> dict[str, Any]:
     }
 
 
-def _worth(written: dict[str, Any], payload: dict[str, Any], now: str) -> bool:
+def _worth(written: SessionPayload, payload: SessionPayload, now: str) -> bool:
     return worth_writing(written, payload, first=False, no_result=False, now=now)
 
 
@@ -275,8 +272,10 @@ def test_the_first_prompt_after_oms_started_the_agent_is_worth_a_version_at_once
     assert not _worth(written, again.payload, at)
 
 
-def _strip(payload: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if k != "prompt_due_at"}
+def _strip(payload: SessionPayload) -> SessionPayload:
+    stripped = payload.copy()
+    stripped.pop("prompt_due_at", None)
+    return stripped
 
 
 def _since(value: object, due: str) -> bool:
@@ -297,12 +296,12 @@ def test_a_prompt_after_oms_started_the_agent_is_written_at_once_and_forces_one_
     """Any sequence of an agent's hooks (issue 11's attack: alternating prompts and Stops) gets at
     most one version beyond the rules it had before per time oms (re)started the agent — and that
     one is the first prompt after it, written at once (delivery's witness reads it)."""
-    written: dict[str, Any] = {**_start(), "prompt_due_at": T0}
-    base, now, first, forced = dict(written), T0, True, 0
+    written: SessionPayload = {**_start(), "prompt_due_at": T0}
+    base, now, first, forced = written.copy(), T0, True, 0
     for event, active, step in sequence:
         now = add_ms(now, step + 1)
         if event == OMS:  # its own version supersedes what the broker kept
-            written = base = {**written, "prompt_due_at": now, "last_observed_at": now}
+            written = base = written | {"prompt_due_at": now, "last_observed_at": now}
             first, forced = True, 0
             continue
         hook = Hook(event, provider, "thread-1", active)

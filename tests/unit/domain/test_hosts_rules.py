@@ -13,15 +13,18 @@ from oms.domain import hosts as rules
 from oms.errors import ConfigError, SchemaValidationError
 from oms.limits import LIMITS
 from oms.schemas import validate
-from tests.helpers import T0
+from oms.schemas.payloads import WorkerPayload
+from tests.helpers import T0, worker_sample
 
 NAMES = st.sampled_from(["a", "b", "host-1", "box.lan", "c_d"])
-PAYLOADS = st.fixed_dictionaries({"id": st.integers(0, 10**6)}, optional={"host": NAMES})
+PAYLOADS = st.fixed_dictionaries(
+    {"dispatch_id": st.integers(0, 10**6).map(lambda n: f"dsp-{n}")}, optional={"host": NAMES}
+).map(lambda fields: worker_sample(**fields))
 
 
 @given(st.lists(PAYLOADS, max_size=30), NAMES)
 def test_a_host_acts_only_on_its_own_workers_and_those_naming_none(
-    payloads: list[dict[str, object]], this: str
+    payloads: list[WorkerPayload], this: str
 ) -> None:
     kept = rules.ours(payloads, lambda p: p, this)
     assert kept == [p for p in payloads if p.get("host", this) == this]  # order kept, none lost
