@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/etcd_bench.py [--records 1000] [--samples 300]
         [--status-tickets 10000 (0: no `oms status` runs)] [--repeat 5] [--oms dist/oms/oms]
-        [--tick-tickets 1000 (0: no ticks)] [--ticks 30]
         [--deliveries 0 (N: `oms worker deliver` N times on each store)]
+        [--tick-tickets 1000 (0: no ticks)] [--ticks 30]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end), fills `--records` worker records into a fresh state root and into the
@@ -20,15 +20,15 @@ status` as a new process (`--oms`: the frozen binary; from source by default) in
 repositories of `--status-tickets` open tickets each, one on files and one whose committed `[store]`
 names the cluster, taking turns: the first run (it reads every record and writes the summary) and
 the median of `--repeat` (it reads what changed: nothing), each with its CPU time (user and system:
-what a run costs when the machine is busy). Then an idle conductor tick (ADR 0043, amendment
-`etcdtick`) in two more repositories of `--tick-tickets` tickets each, files and etcd, every one
-blocked for a person (nothing to fill, expire or resolve: the tick has nothing to do), in this
-process under the conductor's lock, its memory kept from tick to tick as `oms conductor
-run` keeps it, the two taking turns `--ticks` times. With `--deliveries N`, `oms worker deliver`
-as a new process in two test chains (`tests/chain.py`: real git and tmux, a command worker that
-runs `true`), one on files and one on the cluster (ADR 0043 amendment `etcddeliver`: its lock a
-lease, its writes fenced), an accepted dispatch each, taking turns N times: wall and CPU. Prints
-medians, p90 and the ratios etcd / files. Nothing is asserted.
+what a run costs when the machine is busy). With `--deliveries N`, `oms worker deliver` as a new
+process in two test chains (`tests/chain.py`: real git and tmux, a command worker that runs `true`),
+one on files and one on the cluster (ADR 0043 amendment `etcddeliver`: its lock a lease, its writes
+fenced), an accepted dispatch each, taking turns N times: wall and CPU. Then an idle conductor tick
+(ADR 0043, amendment `etcdtick`) in two more repositories of `--tick-tickets` tickets each, files
+and etcd, every one blocked for a person (nothing to fill, expire or resolve: the tick has nothing
+to do), in this process under the conductor's lock, its memory kept from tick to tick as `oms
+conductor run` keeps it, the two taking turns `--ticks` times. Prints medians, p90 and the ratios
+etcd / files. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -208,37 +208,6 @@ def status_runs(
     return out
 
 
-def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str, list[float]]:
-    """An idle tick on files and on etcd, `count` blocked tickets each, the two taking turns `ticks`
-    times (seconds), each under its conductor lock with its memory kept."""
-    from oms.services.conductor import tick as conductor
-
-    opened: list[tuple[str, Workspace, conductor.Memory]] = []
-    with contextlib.ExitStack() as stack:
-        for name in ("files", "etcd"):
-            run = demo._prepare(str(base / f"tick-{name}"))
-            if name == "etcd":
-                config = Path(run.repo) / ".oms" / "config.toml"
-                config.write_text(
-                    config.read_text()
-                    + f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(cluster.endpoints)}\n'
-                    + 'prefix = "/oms/bench-tick/"\n'
-                )
-                git.commit_all(run.repo, "the store on etcd")
-            ws = stack.enter_context(Workspace.open(run.state_root, run.repo, etcd=True))
-            ws.host_name = "bench"
-            fill_tickets(ws, count, 1 if ws.store.backend is None else 8, blocked=True)
-            stack.enter_context(conductor.lock(ws))  # held for the loop's life, as `run` holds it
-            opened.append((name, ws, conductor.Memory()))
-
-        def ticker(ws: Workspace, memory: conductor.Memory) -> Callable[[], object]:
-            return lambda: conductor.tick(ws, held=True, memory=memory)
-
-        return time_interleaved(
-            {f"{name} idle tick": ticker(ws, memory) for name, ws, memory in opened}, ticks
-        )
-
-
 def deliver_runs(
     base: Path, cluster: Cluster, count: int, oms: list[str]
 ) -> dict[str, list[float]]:
@@ -296,6 +265,37 @@ def deliver_runs(
             next(gen, None)  # runs make_chain's end: its tmux server killed (its own socket)
 
 
+def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str, list[float]]:
+    """An idle tick on files and on etcd, `count` blocked tickets each, the two taking turns `ticks`
+    times (seconds), each under its conductor lock with its memory kept."""
+    from oms.services.conductor import tick as conductor
+
+    opened: list[tuple[str, Workspace, conductor.Memory]] = []
+    with contextlib.ExitStack() as stack:
+        for name in ("files", "etcd"):
+            run = demo._prepare(str(base / f"tick-{name}"))
+            if name == "etcd":
+                config = Path(run.repo) / ".oms" / "config.toml"
+                config.write_text(
+                    config.read_text()
+                    + f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(cluster.endpoints)}\n'
+                    + 'prefix = "/oms/bench-tick/"\n'
+                )
+                git.commit_all(run.repo, "the store on etcd")
+            ws = stack.enter_context(Workspace.open(run.state_root, run.repo, etcd=True))
+            ws.host_name = "bench"
+            fill_tickets(ws, count, 1 if ws.store.backend is None else 8, blocked=True)
+            stack.enter_context(conductor.lock(ws))  # held for the loop's life, as `run` holds it
+            opened.append((name, ws, conductor.Memory()))
+
+        def ticker(ws: Workspace, memory: conductor.Memory) -> Callable[[], object]:
+            return lambda: conductor.tick(ws, held=True, memory=memory)
+
+        return time_interleaved(
+            {f"{name} idle tick": ticker(ws, memory) for name, ws, memory in opened}, ticks
+        )
+
+
 def _children_cpu() -> float:
     """The CPU seconds (user and system) of this process's children that ended so far: on a busy
     machine a run's wall is mostly waiting for a core, its CPU is what it costs."""
@@ -313,11 +313,11 @@ def main() -> int:
     parser.add_argument(
         "--writers", type=int, default=0, help="also: N concurrent writers' writes/s (0: not)"
     )
-    parser.add_argument("--tick-tickets", type=int, default=1000)
-    parser.add_argument("--ticks", type=int, default=30)
     parser.add_argument(
         "--deliveries", type=int, default=0, help="also: `oms worker deliver` N times each (0: not)"
     )
+    parser.add_argument("--tick-tickets", type=int, default=1000)
+    parser.add_argument("--ticks", type=int, default=30)
     args = parser.parse_args()
     rng = random.Random(7)
     scratch_anchors()
@@ -409,14 +409,14 @@ def main() -> int:
                 if args.status_tickets
                 else {}
             )
-            ticks = (
-                tick_runs(Path(scratch), cluster, args.tick_tickets, args.ticks)
-                if args.tick_tickets
-                else {}
-            )
             delivered = (
                 deliver_runs(Path(scratch), cluster, args.deliveries, oms)
                 if args.deliveries
+                else {}
+            )
+            ticks = (
+                tick_runs(Path(scratch), cluster, args.tick_tickets, args.ticks)
+                if args.tick_tickets
                 else {}
             )
         finally:
@@ -475,25 +475,6 @@ def main() -> int:
         median_ms(times["files processing lock"]),
     )
     print()
-    if ticks:
-        n = args.tick_tickets
-        print(
-            table(
-                ["idle tick", "median ms", "p90 ms"],
-                [
-                    [f"{name}, {n} tickets", f"{median_ms(t):.1f}", f"{p90_ms(t):.1f}"]
-                    for name, t in ticks.items()
-                ],
-            )
-        )
-        print()
-        print_ratio(
-            f"an idle tick on etcd, {n} tickets",
-            median_ms(ticks["etcd idle tick"]),
-            "files",
-            median_ms(ticks["files idle tick"]),
-        )
-        print()
     if delivered:
         print(
             table(
@@ -521,6 +502,25 @@ def main() -> int:
             statistics.median(delivered["etcd cpu"]) * 1000,
             "files",
             statistics.median(delivered["files cpu"]) * 1000,
+        )
+        print()
+    if ticks:
+        n = args.tick_tickets
+        print(
+            table(
+                ["idle tick", "median ms", "p90 ms"],
+                [
+                    [f"{name}, {n} tickets", f"{median_ms(t):.1f}", f"{p90_ms(t):.1f}"]
+                    for name, t in ticks.items()
+                ],
+            )
+        )
+        print()
+        print_ratio(
+            f"an idle tick on etcd, {n} tickets",
+            median_ms(ticks["etcd idle tick"]),
+            "files",
+            median_ms(ticks["files idle tick"]),
         )
         print()
     n = args.status_tickets

@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from oms.services.admin.setup import init
 from oms.services.chain import tickets
 from oms.services.conductor import pool
 from oms.services.conductor import tick as conductor
+from oms.services.conductor.loop import Loop
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Store
 from oms.store.anchor import anchor_dir
@@ -261,3 +263,33 @@ def test_an_unreachable_cluster_is_one_line_and_nothing_half_written(
         assert "Traceback" not in out
     assert {p.name: p.stat().st_size for p in ledger.iterdir() if p.is_file()} == sizes
     assert not (chain.state / "records" / "ticket").exists()
+
+
+def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """`oms conductor run` on etcd waits for a change of `latest/` (a watch), not for directory
+    times: a ticket another process adds wakes it long before its interval (an hour)."""
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    ticks: list[conductor.Tick | str | None] = []
+    stop: list[bool] = []
+
+    def report(done: conductor.Tick | None, failed: str | None) -> None:
+        ticks.append(done if done is not None else failed)
+
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        ws.host_name = "host-a"
+        loop = Loop(ws, 3600.0, report, lambda: bool(stop), max_ticks=2)
+        runner = threading.Thread(target=loop.run, daemon=True)
+        runner.start()
+        try:
+            eventually(lambda: len(ticks) == 1, timeout=30, what="the first tick")
+            assert isinstance(ticks[0], conductor.Tick), ticks
+            with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as other:
+                tickets.add(other, "Wakes it", "")  # a write of another process: the watch
+            eventually(lambda: len(ticks) == 2, timeout=30, what="a second tick, woken")
+            assert isinstance(ticks[1], conductor.Tick), ticks
+        finally:
+            stop.append(True)
+            runner.join(timeout=180)
+        assert not runner.is_alive()
