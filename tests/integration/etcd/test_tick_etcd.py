@@ -45,10 +45,31 @@ def client(etcd_cluster: Cluster) -> Iterator[Etcd]:
     etcd.close()
 
 
-def _run(oms: OmsCommand, chain: Chain, host: str, *args: str) -> tuple[int, str]:
+def _run(
+    oms: OmsCommand, chain: Chain, host: str, *args: str, pins: Path | None = None
+) -> tuple[int, str]:
     where = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
-    done = oms.run(*args, *where, env={"OMS_HOST": host})
+    env = {"OMS_HOST": host} | ({} if pins is None else {"XDG_CONFIG_HOME": str(pins)})
+    done = oms.run(*args, *where, env=env)
     return done.returncode, done.stdout + done.stderr
+
+
+def _pin_each_on_the_other(oms: OmsCommand, hosts: dict[str, Chain]) -> dict[str, Path]:
+    """Each host's own settings (its XDG_CONFIG_HOME) pinning the other hosts' state keys, as a
+    person pastes what `oms host key` prints on each (ADR 0043, amendment `hostkeys`)."""
+    lines = {}
+    for host, where in hosts.items():
+        code, out = _run(oms, where, host, "host", "key", "--json")
+        assert code == 0, out
+        lines[host] = json.loads(out)["line"]
+    homes = {}
+    for host, where in hosts.items():
+        home = where.base / f"config-{host}"
+        (home / "oms").mkdir(parents=True)
+        others = [line for other, line in sorted(lines.items()) if other != host]
+        (home / "oms" / "etcd.toml").write_text("[hosts]\n" + "\n".join(others) + "\n")
+        homes[host] = home
+    return homes
 
 
 def _second_host(chain: Chain) -> Iterator[Chain]:
@@ -166,10 +187,11 @@ def test_two_hosts_tick_the_same_tickets_each_launched_once_and_audited_clean(
         with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
             workers = {w.record_id: w.payload["host"] for w in ws.store.latest("worker").records}
         assert {workers[d] for d in launched} == {"host-a", "host-b"}, (workers, lines)
-        for host, where in (("host-a", chain), ("host-b", other)):
-            code, out = _run(oms, where, host, "audit", "verify")
+        pins = _pin_each_on_the_other(oms, {"host-a": chain, "host-b": other})
+        for host, where, them in (("host-a", chain, "host-b"), ("host-b", other, "host-a")):
+            code, out = _run(oms, where, host, "audit", "verify", pins=pins[host])
             assert code == 0, out
-            assert "their MACs are that key's to check" in out, out  # the other host's entries
+            assert f"ledger entries by host {them} (state key" in out, out  # its, vouched for
 
 
 def _resolver(a: Chain, b: Chain, lines: list[str], wanted: set[str]) -> Callable[[], bool]:
