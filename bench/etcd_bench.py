@@ -330,7 +330,7 @@ def main() -> int:
             state.close()
             files = Store.open(f"{scratch}/state")
             client = Etcd(cluster.endpoints)
-            line = LineKey.of(files.state.root, files.state.meta.key_id)
+            line = LineKey.of(files.state.root, files.state.meta.key_id, files.state.signer)
             etcd_backend = EtcdStore(client, "/oms/bench/", line)
             etcd = Store(files.state, backend=etcd_backend)
             fill(files, args.records)

@@ -229,4 +229,4 @@ def etcd_prefix(etcd_cluster: Cluster) -> Iterator[str]:
 def line_of(store: Store) -> LineKey:
     """The line key of `store`'s state root: what an etcd store's writes' ledger entries carry
     (ADR 0043, amendment `etcdledger`)."""
-    return LineKey.of(store.state.root, store.state.meta.key_id)
+    return LineKey.of(store.state.root, store.state.meta.key_id, store.state.signer)

@@ -14,6 +14,7 @@ from oms.cli import (
     audit_cmds,
     conductor_cmds,
     dispatch_cmds,
+    host_cmds,
     live_cmds,
     pool_cmds,
     proxy_cmds,
@@ -81,6 +82,7 @@ app.add_typer(route_cmds.provider_app, name="provider")
 app.add_typer(proxy_cmds.app, name="proxy")
 app.add_typer(result_cmds.app, name="result")
 app.add_typer(audit_cmds.app, name="audit")
+app.add_typer(host_cmds.app, name="host")
 
 
 def _version(value: bool) -> None:

@@ -43,7 +43,7 @@ def start(
     """
     from oms.services.proxy import control as proxy_control
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its records: the store's
         found = proxy_control.start(ws)
     _show(found, json_out)
 
@@ -61,7 +61,7 @@ def stop(
     """
     from oms.services.proxy import control as proxy_control
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its records: the store's
         found = proxy_control.stop(ws)
     _show(found, json_out)
 
@@ -81,7 +81,7 @@ def status(
     from oms.errors import ProxyError
     from oms.services.proxy import control as proxy_control
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its records: the store's
         found = proxy_control.status(ws)
     if found.state in UNKNOWABLE:
         if json_out:
@@ -112,5 +112,5 @@ def serve(
     """The proxy itself (started by `oms proxy start`)."""
     from oms.services.proxy import control as proxy_control
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its records: the store's
         proxy_control.serve(ws, secret_fd, ready_fd, port)

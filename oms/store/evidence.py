@@ -69,7 +69,8 @@ class Unsigned(NamedTuple):
 def open_unsigned(data: bytes, ref: str, where: str) -> Unsigned:
     """Check an envelope but for its signature: its schema, its address (the sha256 of its body)
     and its body (canonical, schema-valid). `open_envelope` then checks the signature; evidence of
-    another host's state key on an etcd store is counted, its signature that key's to check."""
+    another host's state key on an etcd store is checked by `walk_keys` against the key the person
+    pinned for that host (ADR 0043, amendment `hostkeys`), named when no pinned host holds it."""
     envelope = parse_document(data, "evidence-envelope", where)
     body = keys.b64decode(access.text(envelope, "payload"), where)
     if not equal(sha256_hex(body), ref):

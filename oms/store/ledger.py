@@ -31,7 +31,7 @@ import hmac
 import re
 import stat
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -47,6 +47,8 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.fsio.root import LockedLog, LogReader
 from oms.limits import LIMITS
+from oms.store import keys
+from oms.store.keys import SigningKey
 
 LOG = "ledger/log"
 CHECKPOINTS = "ledger/checkpoints"
@@ -395,27 +397,46 @@ ENTRY_DIR = "ledger"
 _KEY_ENTRY = re.compile(
     rb'\{"at":"[0-9TZ:.+-]{10,40}","keyid":"[0-9a-f]{64}","kind":"[a-z]{1,12}",'
     rb'"mac":"[0-9a-f]{64}","path":"[A-Za-z0-9._/:-]{1,400}",'
-    rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,15},"sha256":"[0-9a-f]{64}"\}'
+    rb'"prev":"[0-9a-f]{64}","seq":[1-9][0-9]{0,15},"sha256":"[0-9a-f]{64}",'
+    rb'"sig":"[0-9a-f]{128}"\}'
 )
+# an entry's signature covers PAE(this, its canonical bytes but `mac` and `sig`) (ADR 0004's
+# encoding); its MAC covers every other field, the signature too (ADR 0043, amendment `hostkeys`)
+ENTRY_PAYLOAD_TYPE = "application/vnd.oms.ledger-entry+json"
 
 
 _SAFE = 2**53 - 1
 
 
 class LineKey:
-    """The line key of one state root and its key id; the secret is read on first use, so a
-    command that only reads never reads it."""
+    """The line key of one state root and its key id, and (to sign the entries on keys, ADR 0043
+    amendment `hostkeys`) its state key; each secret is read on first use, so a command that only
+    reads never reads it."""
 
-    def __init__(self, key_id: str, load: Callable[[], bytes]) -> None:
+    def __init__(
+        self,
+        key_id: str,
+        load: Callable[[], bytes],
+        signer: Callable[[], SigningKey] | None = None,
+    ) -> None:
         self.key_id = key_id
         self._load = load
+        self._signer = signer
         self._key: bytes | None = None
         self._lock = threading.Lock()  # (writers in threads share one)
 
     @classmethod
-    def of(cls, root: Root, key_id: str) -> LineKey:
-        """The line key of the state root `root` (whose state key has `key_id`)."""
-        return cls(key_id, lambda: line_key(root))
+    def of(cls, root: Root, key_id: str, signer: Callable[[], SigningKey] | None = None) -> LineKey:
+        """The line key of the state root `root` (whose state key has `key_id`, and whose
+        `StateRoot.signer` is `signer`)."""
+        return cls(key_id, lambda: line_key(root), signer)
+
+    def sign(self, body: bytes) -> bytes:
+        """The state key's signature of an entry's body (`ENTRY_PAYLOAD_TYPE`); IntegrityError
+        when this line key was given no state key (it notes nothing on keys)."""
+        if self._signer is None:
+            raise IntegrityError("this store was opened without the state key: nothing signed")
+        return self._signer().sign(ENTRY_PAYLOAD_TYPE, body)
 
     def key(self) -> bytes:
         """The key of the MACs."""
@@ -439,6 +460,7 @@ class KeyEntry:
     keyid: str
     digest: str  # the sha256 of the entry's bytes: what the next entry's `prev` names
     checked: bool
+    vouched: bool = False  # another key's, whose signature checked against its pinned public key
 
 
 def entry_name(seq: int) -> str:
@@ -457,13 +479,17 @@ def key_entry(seq: int, prev: str, kind: str, path: str, data: bytes, line: Line
         "seq": seq,
         "sha256": _sha(data),
     }
-    doc["mac"] = hmac.new(line.key(), dumps(doc), hashlib.sha256).hexdigest()
+    doc["sig"] = line.sign(dumps(doc)).hex()  # what another host checks, by the pinned key
+    doc["mac"] = hmac.new(line.key(), dumps(doc), hashlib.sha256).hexdigest()  # this host's check
     return dumps(doc)
 
 
-def parse_key_entry(data: bytes, line: LineKey | None) -> KeyEntry:
-    """An entry from its key's bytes; IntegrityError when they are not an entry oms writes, or when
-    the entry is `line`'s key's and its MAC does not match."""
+def parse_key_entry(
+    data: bytes, line: LineKey | None, pinned: Mapping[str, bytes] | None = None
+) -> KeyEntry:
+    """An entry from its key's bytes; IntegrityError when they are not an entry oms writes, when
+    the entry is `line`'s key's and its MAC does not match, or when it is of a key id `pinned`
+    holds (key id -> raw public key) and its signature does not check against that key."""
     try:
         if len(data) > MAX_LINE or _KEY_ENTRY.fullmatch(data) is None:
             raise ValueError("not its form")
@@ -474,12 +500,24 @@ def parse_key_entry(data: bytes, line: LineKey | None) -> KeyEntry:
         raise IntegrityError("not a ledger entry oms writes") from None
     if doc["kind"] not in KINDS:
         raise IntegrityError(f"unknown kind {doc['kind']!r}")
-    mac, checked = doc.pop("mac"), False
+    mac, checked, vouched = doc.pop("mac"), False, False
+    macced = dumps(doc)  # every field but the MAC, the signature too
+    sig = bytes.fromhex(doc.pop("sig"))
+    signed = dumps(doc)  # every field but the MAC and the signature
     if line is not None and doc["keyid"] == line.key_id:
-        expected = hmac.new(line.key(), dumps(doc), hashlib.sha256).hexdigest()
+        expected = hmac.new(line.key(), macced, hashlib.sha256).hexdigest()
         if not hmac.compare_digest(mac, expected):
             raise IntegrityError("not written with the state key (its mac does not match)")
         checked = True
+    elif pinned is not None and (public := pinned.get(doc["keyid"])) is not None:
+        try:
+            keys.verify(public, sig, ENTRY_PAYLOAD_TYPE, signed, "the entry")
+        except OmsError:
+            raise IntegrityError(
+                f"its signature does not check against the key pinned for state key "
+                f"{doc['keyid'][:16]} (forged)"
+            ) from None
+        vouched = True
     return KeyEntry(
         doc["seq"],
         doc["prev"],
@@ -490,6 +528,7 @@ def parse_key_entry(data: bytes, line: LineKey | None) -> KeyEntry:
         doc["keyid"],
         _sha(data),
         checked,
+        vouched,
     )
 
 

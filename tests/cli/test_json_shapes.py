@@ -252,6 +252,7 @@ def test_every_json_output_is_its_schema(
     s.run("conductor", "tick")
     s.run("conductor", "run", "--ticks", "1")
     s.run("store", "sweep")
+    s.run("host", "key")
     s.run("store", "compact")
     s.run("audit", "checkpoint")
     s.run("audit", "adopt", fails="conflict")  # it has its ledger

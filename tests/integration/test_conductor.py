@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from oms.errors import LockHeldError
+from oms.services.conductor import pool
 from oms.services.conductor import tick as conductor
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import eventually
@@ -87,6 +88,22 @@ def test_a_tick_with_nothing_to_do_writes_nothing(fleet: Fleet) -> None:
         return all(not p.done for p in again.phases) and _files(fleet.state) == before
 
     eventually(quiet, what="a tick with nothing to do that writes nothing")
+
+
+def test_an_idle_tick_takes_no_pool_lock(fleet: Fleet, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With nothing queued and nothing for the pool to settle, filling decides without the pool's
+    lock (on an etcd store it is a lease: three round trips of every idle tick)."""
+    fleet.add("Only ticket")
+    fleet.until(lambda: _all(fleet, "done"))
+    fleet.until(lambda: all(not p.done for p in fleet.tick().phases))
+
+    def no_lock(_ws: object, **_: object) -> object:
+        raise AssertionError("an idle tick took the pool lock")
+
+    monkeypatch.setattr(pool, "lock", no_lock)
+    idle = fleet.tick()
+    assert not idle.internal, idle.internal
+    assert all(not p.done for p in idle.phases), idle
 
 
 def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(

@@ -35,6 +35,7 @@ from typing import NamedTuple
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
 from oms.adapters.etcd.hosts import EtcdBeats, beat_problem
 from oms.canonical import access
+from oms.domain.etcd_settings import PinnedHost
 from oms.errors import (
     EtcdError,
     FileTooLargeError,
@@ -88,6 +89,9 @@ class EtcdStore:
         self.prefix = check_prefix(prefix)
         self.line = line  # the state root's line key: its writes' ledger entries (None: reads only)
         self.public = public  # the state key's public half: evidence signatures checked by verify
+        # other hosts' state keys by key id, as the person pinned them (`[hosts]` in their own
+        # `oms/etcd.toml`; ADR 0043, amendment `hostkeys`): what vouches for their entries
+        self.pinned: dict[str, PinnedHost] = {}
         self.wrote = 0  # the writes this store made (a command that wrote anchors the head)
         self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 
@@ -343,6 +347,10 @@ class EtcdStore:
             hint="run the command again",
         )
 
+    def pins(self) -> dict[str, bytes]:
+        """The pinned hosts' raw public keys by key id (`ledger.parse_key_entry`'s `pinned`)."""
+        return {keyid: pin.public for keyid, pin in self.pinned.items()}
+
     def _head_of(self, found: list[KeyValue]) -> _Head | None:
         """The last entry of the ledger as read (None: there is none); IntegrityError when the last
         key under `ledger/` is not an entry oms writes: nothing is chained onto it."""
@@ -354,7 +362,7 @@ class EtcdStore:
             m = _ENTRY.fullmatch(rel)
             if m is None:
                 raise IntegrityError("not a ledger entry's key")
-            entry = ledger.parse_key_entry(kv.value, self.line)
+            entry = ledger.parse_key_entry(kv.value, self.line, self.pins())
             if entry.seq != int(m.group(1)):
                 raise IntegrityError(f"holds entry {entry.seq}")
         except IntegrityError as exc:
@@ -383,7 +391,7 @@ class Backward:
             try:
                 if m is None:
                     raise IntegrityError("a foreign key (oms writes no such key)")
-                entry = ledger.parse_key_entry(kv.value, store.line)
+                entry = ledger.parse_key_entry(kv.value, store.line, store.pins())
                 if entry.seq != int(m.group(1)):
                     raise IntegrityError(f"holds entry {entry.seq}")
             except IntegrityError as exc:
@@ -594,7 +602,8 @@ def verify_keys(store: EtcdStore, limits: Limits = LIMITS) -> tuple[list[KeyProb
 
 class Walked(NamedTuple):
     """What `walk_keys` found: every problem, how many keys it read, how many ledger entries and
-    noted keys it checked, and what it could not check (entries of another state key)."""
+    noted keys it checked, and notes (another host's entries and evidence vouched for by its
+    pinned key)."""
 
     problems: list[KeyProblem]
     read: int
@@ -625,7 +634,7 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
     latest_at: dict[tuple[str, str], int] = {}  # the revision the pointer was last set at
     entries: list[KeyValue] = []
     covered: dict[str, _Covered] = {}  # what the ledger must note: versions, events, receipts
-    others: dict[str, int] = {}  # evidence signed by another state key: key id -> how many
+    others = _Others()  # evidence signed by another state key
     for kv in store.client.range_prefix(store.prefix):
         read += 1
         rel = kv.key[len(store.prefix) :]
@@ -698,28 +707,77 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
         problems.extend(_op_entry(kind, op_id, data, key, versions.get((kind, record_id), {})))
     noted = len(covered)
     found_problems, notes = _ledger(store, entries, covered)
-    notes += [
-        f"{count} evidence documents signed by state key {keyid[:16]}: their signatures are that "
-        "key's to check"
-        for keyid, count in sorted(others.items())
-    ]
+    found_problems += others.problems("evidence documents")
+    notes += others.notes(store, "evidence documents", "signatures")
     return Walked(problems + found_problems, read, len(entries), noted, notes)
 
 
-def _evidence(
-    store: EtcdStore, kv: KeyValue, ref: str, limits: Limits, others: dict[str, int]
-) -> None:
-    """Check an evidence key as `oms store verify` checks its file: its address, its body and,
-    when it is this state key's, its signature; another key's is counted in `others` (raises the
-    problem)."""
+PIN_FIX = (
+    "if they are another host's, pin its key: run `oms host key` on that host and add the line "
+    "it prints under [hosts] in your ~/.config/oms/etcd.toml"
+)
+
+
+class _Others:
+    """What another state key wrote, as a walk found it (ADR 0043, amendment `hostkeys`): by key
+    id, the keys of those whose signature checked against the host's pinned key (vouched), and of
+    those no pinned host holds (nothing vouches for them); and those nothing could check (the
+    store was opened without a state key)."""
+
+    def __init__(self) -> None:
+        self.vouched: dict[str, int] = {}
+        self.unpinned: dict[str, list[str]] = {}
+        self.unchecked = 0
+
+    def problems(self, what: str) -> list[KeyProblem]:
+        """One problem per key id no pinned host holds, on the first key it wrote."""
+        return [
+            KeyProblem(
+                keys[0],
+                f"{len(keys)} {what} by state key {keyid[:16]}, which no host pinned in your "
+                f"etcd settings holds: nothing vouches for them (forged, or a host not pinned "
+                f"yet); {PIN_FIX}",
+            )
+            for keyid, keys in sorted(self.unpinned.items())
+        ]
+
+    def notes(self, store: EtcdStore, what: str, proof: str) -> list[str]:
+        """A note per pinned host whose writes were vouched for."""
+        found = [
+            f"{count} {what} by host {store.pinned[keyid].name} (state key {keyid[:16]}): their "
+            f"{proof} check against its pinned key"
+            for keyid, count in sorted(self.vouched.items())
+        ]
+        if self.unchecked:
+            found.append(f"{self.unchecked} {what} of another state key: no state key given")
+        return found
+
+
+def _evidence(store: EtcdStore, kv: KeyValue, ref: str, limits: Limits, others: _Others) -> None:
+    """Check an evidence key as `oms store verify` checks its file: its address, its body and its
+    signature, by this state key or by the pinned key of the host whose key id it names; one no
+    pinned host holds is counted in `others` (raises the problem)."""
     if len(kv.value) > limits.evidence_bytes:
         raise FileTooLargeError(f"over {limits.evidence_bytes} bytes")
     found = open_unsigned(kv.value, ref, kv.key)
     mine = None if store.line is None else store.line.key_id
-    if store.public is None or found.keyid != mine:
-        others[found.keyid] = others.get(found.keyid, 0) + 1
+    if store.public is None or store.line is None:
+        others.unchecked += 1
         return
-    state_keys.verify(store.public, found.sig, PAYLOAD_TYPE, found.body, kv.key)
+    if found.keyid == mine:
+        state_keys.verify(store.public, found.sig, PAYLOAD_TYPE, found.body, kv.key)
+        return
+    pin = store.pinned.get(found.keyid)
+    if pin is None:
+        others.unpinned.setdefault(found.keyid, []).append(kv.key)
+        return
+    try:
+        state_keys.verify(pin.public, found.sig, PAYLOAD_TYPE, found.body, kv.key)
+    except OmsError:
+        raise IntegrityError(
+            f"its signature does not check against host {pin.name}'s pinned key (forged)"
+        ) from None
+    others.vouched[found.keyid] = others.vouched.get(found.keyid, 0) + 1
 
 
 def _ledger(
@@ -727,9 +785,10 @@ def _ledger(
 ) -> tuple[list[KeyProblem], list[str]]:
     """The ledger on keys (ADR 0043, amendment `etcdledger`), as `ledger_check` checks the log:
     entries count up from 1 with no gap, each links to the one before it, each of this state key's
-    carries its MAC, each holds its own number, each was created in the transaction of the key it
-    notes, and each noted key holds the bytes of its last entry; a key the ledger must note and
-    does not is named. `covered` is consumed."""
+    carries its MAC and each of a pinned host's its signature (one of a key id no pinned host
+    holds is named: amendment `hostkeys`), each holds its own number, each was created in the
+    transaction of the key it notes, and each noted key holds the bytes of its last entry; a key
+    the ledger must note and does not is named. `covered` is consumed."""
     problems: list[KeyProblem] = []
     present: set[int] = set()
     parsed: dict[int, tuple[ledger.KeyEntry, KeyValue]] = {}
@@ -737,7 +796,7 @@ def _ledger(
         number = int(kv.key[-20:])
         present.add(number)
         try:
-            entry = ledger.parse_key_entry(kv.value, store.line)
+            entry = ledger.parse_key_entry(kv.value, store.line, store.pins())
         except (IntegrityError, ValueError, RecursionError) as exc:
             problems.append(KeyProblem(kv.key, f"ledger entry {number}: {exc}"))
             continue
@@ -762,7 +821,7 @@ def _ledger(
             )
         below = number
     last: dict[str, tuple[int, str, int]] = {}
-    others: dict[str, int] = {}
+    others = _Others()
     for number, (entry, kv) in sorted(parsed.items()):
         before = parsed.get(number - 1)
         if number == 1 and entry.prev != ledger.GENESIS:
@@ -771,8 +830,10 @@ def _ledger(
             problems.append(
                 KeyProblem(kv.key, f"ledger entry {number} does not link to entry {number - 1}")
             )
-        if not entry.checked:
-            others[entry.keyid] = others.get(entry.keyid, 0) + 1
+        if entry.vouched:
+            others.vouched[entry.keyid] = others.vouched.get(entry.keyid, 0) + 1
+        elif not entry.checked and store.line is not None:
+            others.unpinned.setdefault(entry.keyid, []).append(kv.key)
         earlier = last.get(entry.path)
         if earlier is not None and earlier[1] != entry.sha256:
             problems.append(
@@ -809,10 +870,8 @@ def _ledger(
         )
         for path in sorted(covered)
     )
-    notes = [
-        f"{count} ledger entries by state key {keyid[:16]}: their MACs are that key's to check"
-        for keyid, count in sorted(others.items())
-    ]
+    problems.extend(others.problems("ledger entries"))
+    notes = others.notes(store, "ledger entries", "signatures")
     if parsed and store.line is None:
         notes = [f"{len(parsed)} ledger entries: no state key given, no MAC checked"]
     return problems, notes

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'd3e445f2c612ae30c4c434dd852a9361ed207abef53af8a69ef2c3accb470ca1'
+SOURCE_SHA256 = 'c1fb6645d00086c8de7e8333340f8f938b8c44cf9c629e81add722635b468d78'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

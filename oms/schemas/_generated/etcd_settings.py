@@ -12,8 +12,10 @@ from collections.abc import Callable
 from oms.schemas._generated._runtime import eq as _eq, is_integer as _is_integer, is_number as _is_number
 from oms.schemas._generated._runtime import search as _search, unique as _unique
 
+from oms.schemas._generated import defs as _m_defs
 
 _P0 = '^/'
+_P1 = '^[0-9a-f]{64}:[0-9a-f]{64}\\Z'
 
 
 def _v399(x: object) -> bool:
@@ -71,18 +73,52 @@ def _v398(x: object) -> bool:
     return True
 
 
+def _v403(x: object) -> bool:
+    # etcd-settings#/properties/hosts/additionalProperties
+    if not (isinstance(x, str)):
+        return False
+    if isinstance(x, str):
+        if _search(_P1, x) is None:
+            return False
+    return True
+
+
+def _v404(x: object) -> bool:
+    # etcd-settings#/properties/hosts/propertyNames
+    if not _m_defs._v329(x):
+        return False
+    return True
+
+
+def _v402(x: object) -> bool:
+    # etcd-settings#/properties/hosts
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        if len(x) > 256:
+            return False
+        for k, v in x.items():
+            if k not in () and not _v403(v):
+                return False
+        for k in x:
+            if not _v404(k):
+                return False
+    return True
+
+
 def _v397(x: object) -> bool:
     # etcd-settings#
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        for k in ('tls',):
-            if k not in x:
-                return False
+        if len(x) < 1:
+            return False
         if 'tls' in x and not _v398(x['tls']):
             return False
+        if 'hosts' in x and not _v402(x['hosts']):
+            return False
         for k in x:
-            if k not in ('tls',):
+            if k not in ('tls', 'hosts'):
                 return False
     return True
 

@@ -199,7 +199,7 @@ def proxy_down(ws: Workspace) -> list[str]:
     """A warning while a worker that has not ended holds a token and no verified model proxy
     serves (ADR 0026): none of those workers reaches its model until one does."""
     try:
-        needing = proxy_tokens.needed(ws.store.state.root)
+        needing = proxy_tokens.needed(ws.store.state.root, ws.store.backend)
         if needing:  # (the proxy's control, its server and urllib: 50 ms of imports otherwise)
             from oms.services.proxy import control as proxy_control
 

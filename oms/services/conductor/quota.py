@@ -52,7 +52,7 @@ def ensure_proxy(ws: Workspace, done: list[str], skipped: list[str]) -> None:
     worker is left."""
     root = ws.store.state.root
     try:
-        if not proxy_tokens.needed(root):
+        if not proxy_tokens.needed(root, ws.store.backend):
             stopped = proxy_control.stop_if_idle(ws)
             if stopped is not None:
                 done.append(f"the model proxy stopped: no running worker needs it ({stopped.note})")

@@ -168,6 +168,8 @@ def fill(
     free = _free(ws, occupancy) if queued else 0
     if free and _queue_waits_for_person(ws, queued[:free], checks, done, skipped):
         queued = []
+    if not queued and not _settling_changes(ws, occupancy):
+        return  # an idle tick takes no pool lock (on etcd: three round trips a tick)
     with pool.lock(ws):
         record, seen = pool.seen(ws, occupancy)
         decision = pool_rules.decide(seen, pool_rules.Fill(tuple(queued)))
@@ -179,6 +181,14 @@ def fill(
                 grants += _lease(ws, effect, done, skipped)
     for grant in grants:
         _advance(d, grant.ticket, None, done, skipped, checks)
+
+
+def _settling_changes(ws: Workspace, occupancy: pool.Occupancy) -> bool:
+    """Would settling the pool, with nothing to offer it, change anything (a drained slot leaving,
+    a first record)? Decided on a look without the lock, which writes nothing: when it shows
+    something to do, the lock is taken and the pool read and decided again under it."""
+    _, seen = pool.seen(ws, occupancy)
+    return bool(pool_rules.decide(seen, pool_rules.Fill(())).effects)
 
 
 def _lease(

@@ -18,6 +18,7 @@ from oms.services.chain import fence
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.proxy.body import Refusal
 from oms.services.proxy.settings import Settings
+from oms.store.backend import Backend
 from oms.store.records import RecordStore
 
 SHORT = Refusal(
@@ -64,7 +65,7 @@ def admit(
             f"one approved (the config changed since)"
         )
         return Refusal(409, "oms_proxy_endpoint", why)
-    lapsed = attempt(s.root, grant.dispatch_id, s.clock())
+    lapsed = attempt(s.root, grant.dispatch_id, s.clock(), s.backend)
     if lapsed is not None:
         return lapsed
     if not proxy_rules.allowed(provider.family, method, route.rest):
@@ -74,13 +75,15 @@ def admit(
     return route, provider, grant
 
 
-def attempt(root: Root, dispatch_id: str, now: str) -> Refusal | None:
+def attempt(
+    root: Root, dispatch_id: str, now: str, backend: Backend | None = None
+) -> Refusal | None:
     """The refusal of a token whose attempt may no longer act (the rule: `fence.verdict`), or None.
     A dispatch, ticket or worker record that is missing or cannot be read refuses too: the proxy
-    fails closed."""
+    fails closed. `backend`: where the records are (None: the state root's files)."""
 
     def records(kind: str) -> RecordStore:
-        return RecordStore(root, kind)
+        return RecordStore(root, kind, backend=backend)
 
     try:
         dispatch = records("dispatch").read_if_exists(dispatch_id)

@@ -212,7 +212,8 @@ def stop_if_idle(ws: Workspace) -> Status | None:
             doc = None if data is None else parse_document(data, "proxy-record", RECORD)
         except OmsError:
             return None  # unreadable: `status` says so; nothing is signalled
-        if doc is None or doc.get("on_demand") is not True or proxy_tokens.needed(root):
+        needed = proxy_tokens.needed(root, ws.store.backend)
+        if doc is None or doc.get("on_demand") is not True or needed:
             return None
         return stop(ws)
 
@@ -356,6 +357,7 @@ def settings_for(ws: Workspace, key: bytes, env: Mapping[str, str]) -> Settings:
         rest=rest,
         clock=ws.now,
         request_deadline_s=config.proxy.request_deadline_s,
+        backend=ws.store.backend,
     )
 
 

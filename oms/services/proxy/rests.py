@@ -23,6 +23,7 @@ from oms.domain.routing import Standing
 from oms.errors import OmsError, ResourcesShortError
 from oms.fsio import Root
 from oms.services.chain import providers
+from oms.store.backend import Backend
 from oms.store.records import RecordStore
 
 PROBE_BUSY = limits.Resting(1, True, "another request asks the provider whether its rest is over")
@@ -31,8 +32,8 @@ PROBE_BUSY = limits.Resting(1, True, "another request asks the provider whether 
 class Rests:
     """The providers' rests as the proxy applies them, and the probe in flight of each."""
 
-    def __init__(self, root: Root) -> None:
-        self._records = RecordStore(root, providers.KIND)
+    def __init__(self, root: Root, backend: Backend | None = None) -> None:
+        self._records = RecordStore(root, providers.KIND, backend=backend)
         self._lock = threading.Lock()
         self._probing: set[str] = set()
         self._proven: dict[str, str] = {}  # provider -> the end of the rest an answer proved over

@@ -98,7 +98,7 @@ class ProxyServer(ThreadingHTTPServer):
         ] = {}  # per dispatch with a budget: one request at a time
         self._in_flight_lock = threading.Lock()
         self.book = Book(settings.root, settings.clock)
-        self.rests = Rests(settings.root)
+        self.rests = Rests(settings.root, settings.backend)
         self.on_hello: Callable[[], None] | None = None  # run before a handshake is answered
         self._stopping = threading.Event()
         super().__init__((proxy_rules.check_bind(proxy_rules.LOOPBACK), port), Handler)

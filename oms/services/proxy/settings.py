@@ -10,6 +10,7 @@ from oms.domain.routing import Cooldown, Routing
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.proxy.credentials import Credential
+from oms.store.backend import Backend
 
 Rest = Callable[[str, Cooldown, str], None]  # (provider, cooldown, dispatch): rest it for the fleet
 
@@ -29,3 +30,6 @@ class Settings:
     # a connection's request line, headers and body arrive within this (`[proxy]
     # request_deadline_s`: at most `Limits.proxy_header_s`)
     request_deadline_s: float = LIMITS.proxy_header_s
+    # where the records it asks (dispatch, ticket, worker, provider) are: None, the state root's
+    # files; the etcd store when the committed `[store]` names one (ADR 0043)
+    backend: Backend | None = None

@@ -39,6 +39,7 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
+from oms.store.backend import Backend
 from oms.store.documents import encode_document, parse_document
 from oms.store.payloads import dispatch_payload, worker_payload
 from oms.store.records import RecordStore
@@ -125,10 +126,11 @@ def revoke_token(ws: Workspace, dispatch_id: str) -> bool:
         return False
 
 
-def needed(root: Root) -> list[str]:
+def needed(root: Root, backend: Backend | None = None) -> list[str]:
     """The dispatches holding a token whose worker has not ended: the proxy is needed while there is
-    one (ADR 0026: it is stopped with the last)."""
-    return [d for d in holders(root) if not ended(root, d)]
+    one (ADR 0026: it is stopped with the last). `backend`: where the records are (None: the state
+    root's files; an etcd store's when `[store]` names one)."""
+    return [d for d in holders(root) if not ended(root, d, backend)]
 
 
 def holders(root: Root) -> list[str]:
@@ -141,11 +143,11 @@ def holders(root: Root) -> list[str]:
     return sorted(d for d in found if OPAQUE_ID.fullmatch(d) is not None)
 
 
-def ended(root: Root, dispatch_id: str) -> bool:
+def ended(root: Root, dispatch_id: str, backend: Backend | None = None) -> bool:
     """Has the worker of `dispatch_id` ended (whatever path ended it)? A worker record that cannot
     be read counts as ended. (The proxy admits a request by the one rule: `proxy_admit.attempt`.)"""
     try:
-        worker = RecordStore(root, "worker").read_if_exists(dispatch_id)
+        worker = RecordStore(root, "worker", backend=backend).read_if_exists(dispatch_id)
     except OmsError:
         return True
     return worker is not None and worker_payload(worker)["health"] == "stopped"

@@ -127,7 +127,7 @@ class Workspace:
                 raise
             return
         state = self.store.state
-        line = LineKey.of(state.root, state.meta.key_id)  # read on its first write
+        line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
         self.store.backend = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
 
     def attach_spec_store(self, store: Mapping[str, object]) -> None:
@@ -145,7 +145,7 @@ class Workspace:
             raise IntegrityError("the launch spec's etcd store names no endpoints or prefix")
         self.on_etcd = True
         state = self.store.state
-        line = LineKey.of(state.root, state.meta.key_id)  # read on its first write
+        line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
         self.store.backend = etcd_at([str(e) for e in endpoints], prefix, line)
 
     def _names_etcd(self) -> bool:

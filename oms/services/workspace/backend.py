@@ -7,8 +7,9 @@ store its launch spec names); every other command that opens a workspace is refu
 so nothing writes half to files and half to a cluster, and nothing reads the state root's files
 as if they were the store.
 
-What an https:// cluster is trusted by and shown (`client_tls`) is the person's own
-`oms/etcd.toml` (`domain/etcd_settings.py`), never the committed configuration."""
+What an https:// cluster is trusted by and shown (`client_tls`), and which other hosts' state keys
+vouch for what they wrote there (`pinned_hosts`), is the person's own `oms/etcd.toml`
+(`domain/etcd_settings.py`), never the committed configuration nor the cluster."""
 
 from __future__ import annotations
 
@@ -39,29 +40,54 @@ def etcd_store(
     if config.store.backend != "etcd":
         return None
     prefix = config.store.prefix or default_prefix(key_id)
-    found = etcd_at(config.store.endpoints, prefix, line)
+    settings = person_settings()
+    found = etcd_at(config.store.endpoints, prefix, line, settings)
     found.public = public
+    found.pinned = {} if settings is None else settings.hosts
     return found
 
 
-def etcd_at(endpoints: Sequence[str], prefix: str, line: LineKey | None = None) -> EtcdStore:
+def etcd_at(
+    endpoints: Sequence[str],
+    prefix: str,
+    line: LineKey | None = None,
+    settings: etcd_settings.Settings | None = None,
+) -> EtcdStore:
     """The etcd store at `endpoints` under `prefix`: the one `[store]` names, or the one a launch
     spec names for its supervisor (`delivery/start_guard.backend_of`: it reads only, so it has no
-    line key), spoken with the person's TLS settings when they name any (`client_tls`)."""
-    return EtcdStore(Etcd(endpoints, tls=client_tls()), prefix, line)
+    line key), spoken with the person's TLS settings when they name any (`client_tls`; `settings`:
+    the person's settings already read)."""
+    return EtcdStore(Etcd(endpoints, tls=client_tls(settings)), prefix, line)
 
 
-def client_tls() -> ClientTls | None:
-    """The person's `[tls]` (`$XDG_CONFIG_HOME/oms/etcd.toml`), read, or None when there is no
-    such file. The settings file must be the person's own and writable by nobody else, the CA
-    bundle the person's or root's and writable by nobody else, the key readable by nobody else;
-    none of the files may be in an agent's worktree (`read_user_file`)."""
+def person_settings() -> etcd_settings.Settings | None:
+    """The person's `$XDG_CONFIG_HOME/oms/etcd.toml`, parsed, or None when there is no such file.
+    It must be the person's own and writable by nobody else, and not in an agent's worktree
+    (`read_user_file`): what it pins, an agent cannot."""
     path = etcd_settings.settings_path(os.environ)
     if file_signature(path) is None:
         return None
-    named = etcd_settings.parse_settings(
+    return etcd_settings.parse_settings(
         read_user_file(path, LIMITS.config_bytes, private=True), path
     )
+
+
+def pinned_hosts() -> dict[str, etcd_settings.PinnedHost]:
+    """The other hosts' state keys the person pinned (`[hosts]`), by key id."""
+    settings = person_settings()
+    return {} if settings is None else settings.hosts
+
+
+def client_tls(settings: etcd_settings.Settings | None = None) -> ClientTls | None:
+    """The person's `[tls]` (`$XDG_CONFIG_HOME/oms/etcd.toml`), read, or None when there is no
+    such file or it names no `[tls]`. The settings file must be the person's own and writable by
+    nobody else, the CA bundle the person's or root's and writable by nobody else, the key
+    readable by nobody else; none of the files may be in an agent's worktree (`read_user_file`)."""
+    settings = person_settings() if settings is None else settings
+    if settings is None or settings.tls is None:
+        return None
+    named = settings.tls
+    path = settings.where
     cap = LIMITS.etcd_tls_file_bytes
     return ClientTls(
         read_user_file(named.ca, cap, trusted=True) if named.ca else None,
@@ -83,7 +109,7 @@ def refuse_etcd_named(backend: str, where: str) -> None:
         raise ConfigError(
             f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
             "list`, `oms status`, `oms store verify`, `oms audit verify|log`, `oms worker "
-            "deliver` (with its worker's own processes) and `oms conductor tick|run` so far "
-            "(ADR 0043)",
+            "deliver` (with its worker's own processes), `oms conductor tick|run` and `oms "
+            "proxy` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )

@@ -24,3 +24,13 @@ def this_host(env: Mapping[str, str] | None = None) -> rules.Named:
     if file_signature(path) is not None:
         named = rules.parse_settings(read_user_file(path, LIMITS.config_bytes, private=True), path)
     return rules.resolve(env, named, path, socket.gethostname())
+
+
+def host_key(state_root: str) -> tuple[str, str, str]:
+    """This host's line for the other hosts' `[hosts]` (ADR 0043, amendment `hostkeys`): its name,
+    its state key's id and its raw public key in hex; the state root is opened, not written."""
+    from oms.store import Store
+
+    with Store.open(state_root) as store:
+        meta = store.state.meta
+        return this_host().name, meta.key_id, meta.public_key.hex()

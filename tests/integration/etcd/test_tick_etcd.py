@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from oms.services.admin.setup import init
 from oms.services.chain import tickets
 from oms.services.conductor import pool
 from oms.services.conductor import tick as conductor
+from oms.services.conductor.loop import Loop
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Store
 from oms.store.anchor import anchor_dir
@@ -43,10 +45,31 @@ def client(etcd_cluster: Cluster) -> Iterator[Etcd]:
     etcd.close()
 
 
-def _run(oms: OmsCommand, chain: Chain, host: str, *args: str) -> tuple[int, str]:
+def _run(
+    oms: OmsCommand, chain: Chain, host: str, *args: str, pins: Path | None = None
+) -> tuple[int, str]:
     where = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
-    done = oms.run(*args, *where, env={"OMS_HOST": host})
+    env = {"OMS_HOST": host} | ({} if pins is None else {"XDG_CONFIG_HOME": str(pins)})
+    done = oms.run(*args, *where, env=env)
     return done.returncode, done.stdout + done.stderr
+
+
+def _pin_each_on_the_other(oms: OmsCommand, hosts: dict[str, Chain]) -> dict[str, Path]:
+    """Each host's own settings (its XDG_CONFIG_HOME) pinning the other hosts' state keys, as a
+    person pastes what `oms host key` prints on each (ADR 0043, amendment `hostkeys`)."""
+    lines = {}
+    for host, where in hosts.items():
+        code, out = _run(oms, where, host, "host", "key", "--json")
+        assert code == 0, out
+        lines[host] = json.loads(out)["line"]
+    homes = {}
+    for host, where in hosts.items():
+        home = where.base / f"config-{host}"
+        (home / "oms").mkdir(parents=True)
+        others = [line for other, line in sorted(lines.items()) if other != host]
+        (home / "oms" / "etcd.toml").write_text("[hosts]\n" + "\n".join(others) + "\n")
+        homes[host] = home
+    return homes
 
 
 def _second_host(chain: Chain) -> Iterator[Chain]:
@@ -164,10 +187,11 @@ def test_two_hosts_tick_the_same_tickets_each_launched_once_and_audited_clean(
         with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
             workers = {w.record_id: w.payload["host"] for w in ws.store.latest("worker").records}
         assert {workers[d] for d in launched} == {"host-a", "host-b"}, (workers, lines)
-        for host, where in (("host-a", chain), ("host-b", other)):
-            code, out = _run(oms, where, host, "audit", "verify")
+        pins = _pin_each_on_the_other(oms, {"host-a": chain, "host-b": other})
+        for host, where, them in (("host-a", chain, "host-b"), ("host-b", other, "host-a")):
+            code, out = _run(oms, where, host, "audit", "verify", pins=pins[host])
             assert code == 0, out
-            assert "their MACs are that key's to check" in out, out  # the other host's entries
+            assert f"ledger entries by host {them} (state key" in out, out  # its, vouched for
 
 
 def _resolver(a: Chain, b: Chain, lines: list[str], wanted: set[str]) -> Callable[[], bool]:
@@ -239,3 +263,33 @@ def test_an_unreachable_cluster_is_one_line_and_nothing_half_written(
         assert "Traceback" not in out
     assert {p.name: p.stat().st_size for p in ledger.iterdir() if p.is_file()} == sizes
     assert not (chain.state / "records" / "ticket").exists()
+
+
+def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """`oms conductor run` on etcd waits for a change of `latest/` (a watch), not for directory
+    times: a ticket another process adds wakes it long before its interval (an hour)."""
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    ticks: list[conductor.Tick | str | None] = []
+    stop: list[bool] = []
+
+    def report(done: conductor.Tick | None, failed: str | None) -> None:
+        ticks.append(done if done is not None else failed)
+
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        ws.host_name = "host-a"
+        loop = Loop(ws, 3600.0, report, lambda: bool(stop), max_ticks=2)
+        runner = threading.Thread(target=loop.run, daemon=True)
+        runner.start()
+        try:
+            eventually(lambda: len(ticks) == 1, timeout=30, what="the first tick")
+            assert isinstance(ticks[0], conductor.Tick), ticks
+            with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as other:
+                tickets.add(other, "Wakes it", "")  # a write of another process: the watch
+            eventually(lambda: len(ticks) == 2, timeout=30, what="a second tick, woken")
+            assert isinstance(ticks[1], conductor.Tick), ticks
+        finally:
+            stop.append(True)
+            runner.join(timeout=180)
+        assert not runner.is_alive()

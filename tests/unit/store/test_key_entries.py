@@ -1,7 +1,7 @@
 """The ledger's entries on keys (ADR 0043, amendment `etcdledger`; `store/ledger.py`): an entry
 encodes and parses back to what was noted; any byte changed is refused, or makes the entry another
-key's (whose MAC this state root cannot check: `walk_keys` counts those in a note, and the chain
-around it no longer links); garbage never parses."""
+key's (whose MAC this state root cannot check, and whose signature checks only against the key
+pinned for that key id: ADR 0043, amendment `hostkeys`); garbage never parses."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oms.errors import IntegrityError
+from oms.store.keys import SigningKey, key_id
 from oms.store.ledger import GENESIS, KINDS, LineKey, entry_name, key_entry, parse_key_entry
 
-MINE = LineKey("a" * 64, lambda: b"k" * 32)
-THEIRS = LineKey("b" * 64, lambda: b"z" * 32)
+SIGNER, OTHER = SigningKey(b"s" * 32), SigningKey(b"o" * 32)
+MINE = LineKey(key_id(SIGNER.public_raw()), lambda: b"k" * 32, lambda: SIGNER)
+THEIRS = LineKey(key_id(OTHER.public_raw()), lambda: b"z" * 32, lambda: OTHER)
+PINNED = {THEIRS.key_id: OTHER.public_raw()}  # what MINE's host pinned of THEIRS's
 PATHS = st.from_regex(
     r"(records/worker/dsp-[0-9]{1,4}/[0-9]{1,3}|events/evt-[a-z0-9]{1,20})\.json", fullmatch=True
 )
@@ -34,6 +37,8 @@ def test_an_entry_parses_back_to_what_it_notes(
     assert entry.digest == hashlib.sha256(raw).hexdigest()
     assert (entry.keyid, entry.checked) == (MINE.key_id, True)
     assert parse_key_entry(raw, THEIRS).checked is False  # another key's: counted, not checked
+    assert parse_key_entry(raw, THEIRS).vouched is False  # and not pinned there
+    assert parse_key_entry(raw, THEIRS, {MINE.key_id: SIGNER.public_raw()}).vouched is True
 
 
 @given(SEQS, PATHS, st.data())
@@ -50,6 +55,35 @@ def test_a_changed_byte_is_refused_or_makes_it_another_keys(
         return
     assert not entry.checked  # its keyid changed: no longer this key's to vouch for
     assert entry.digest != hashlib.sha256(raw).hexdigest()  # so the next entry no longer links
+
+
+@given(SEQS, PATHS, st.data())
+def test_a_changed_byte_of_a_pinned_hosts_entry_is_refused_or_vouched_by_no_one(
+    seq: int, path: str, data: st.DataObject
+) -> None:
+    raw = key_entry(seq, GENESIS, "record", path, b"bytes", THEIRS)
+    assert parse_key_entry(raw, MINE, PINNED).vouched
+    at = data.draw(st.integers(min_value=0, max_value=len(raw) - 1))
+    byte = data.draw(st.integers(min_value=0, max_value=255).filter(lambda b: b != raw[at]))
+    changed = raw[:at] + bytes([byte]) + raw[at + 1 :]
+    try:
+        entry = parse_key_entry(changed, MINE, PINNED)
+    except IntegrityError:
+        return
+    mac = raw.index(b'"mac":"') + len(b'"mac":"')
+    if mac <= at < mac + 64:  # the MAC is its host's own check, not signed: what it vouches
+        assert entry.vouched  # for (seq, prev, path, sha256, …) is unchanged, and the entry's
+        return  # digest is not: the next entry no longer links, and its own host names it
+    assert not entry.checked  # its keyid changed: no pinned key's now
+    assert not entry.vouched
+
+
+def test_an_entry_signed_by_another_key_than_the_pinned_one_is_forged() -> None:
+    forger = LineKey(THEIRS.key_id, lambda: b"z" * 32, lambda: SigningKey(b"f" * 32))
+    raw = key_entry(3, GENESIS, "record", "events/e.json", b"x", forger)
+    assert parse_key_entry(raw, MINE).vouched is False  # nothing pinned: not vouched, not refused
+    with pytest.raises(IntegrityError, match="does not check against the key pinned"):
+        parse_key_entry(raw, MINE, PINNED)
 
 
 @given(st.binary(max_size=600))

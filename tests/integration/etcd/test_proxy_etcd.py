@@ -1,0 +1,54 @@
+"""The model proxy on an etcd store (ADR 0043, amendment `etcddeliver`): the records it asks of
+every request — the dispatch, ticket and worker the one rule judges (`proxy/admit.attempt`), a
+provider's rest (`proxy/rests.Rests`) — are the cluster's, read through the store the committed
+`[store]` names. Read from the state root's files instead, every token of a worker on the cluster
+was refused as naming no dispatch, and a rest the fleet recorded was not seen."""
+
+from __future__ import annotations
+
+import pytest
+
+from oms.canonical import add_ms
+from oms.domain.routing import Cooldown
+from oms.services.chain import dispatches
+from oms.services.chain import providers as provider_records
+from oms.services.proxy.admit import attempt
+from oms.services.proxy.rests import Rests
+from tests.chain import accepted
+from tests.helpers import OmsCommand
+from tests.integration.etcd.test_deliver_etcd import EtcdChain, on_etcd
+
+__all__ = ["on_etcd"]  # the fixture, shared with the delivery tests
+
+
+def test_the_proxy_judges_an_attempt_by_the_clusters_records(on_etcd: EtcdChain) -> None:
+    dispatch_id, _ = accepted(on_etcd)
+    with on_etcd.workspace() as ws:
+        root, backend, now = ws.store.state.root, ws.store.backend, ws.now()
+        assert backend is not None
+        assert attempt(root, dispatch_id, now, backend) is None  # live: forwarded
+        refused = attempt(root, dispatch_id, now)  # the state root's files hold no such dispatch
+        assert refused is not None
+        assert "does not exist" in refused.message
+        dispatches.cancel(ws, dispatch_id, "a person cancelled it")
+        fenced = attempt(root, dispatch_id, ws.now(), backend)
+    assert fenced is not None
+    assert (fenced.status, fenced.kind) == (403, "oms_attempt_fenced")
+
+
+def test_the_proxy_sees_a_rest_recorded_in_the_cluster(on_etcd: EtcdChain) -> None:
+    with on_etcd.workspace() as ws:
+        root, backend, now = ws.store.state.root, ws.store.backend, ws.now()
+        until = add_ms(now, 600_000)
+        cooldown = Cooldown(until, "transient", "429 from the upstream")
+        assert provider_records.rest(ws, "oms-openai", cooldown, "test")
+        assert Rests(root, backend).resting("oms-openai", now) is not None
+        assert Rests(root).resting("oms-openai", now) is None  # the files know of no rest
+
+
+@pytest.mark.cli
+def test_the_proxy_commands_open_on_the_cluster(on_etcd: EtcdChain, oms: OmsCommand) -> None:
+    done = oms.run("proxy", "status", "--state-root", str(on_etcd.state), "--config-root",
+                   str(on_etcd.repo))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "served only by" not in done.stdout + done.stderr
