@@ -315,11 +315,30 @@ def make_rig(
         subprocess.run(["git", "clone", "-q", str(shared), str(host.repo)], check=True)
         init(str(host.state), str(host.repo))
         hosts[name] = host
+    pin_keys(hosts)
     rig = Rig(base, network, endpoints, prefix, hosts)
     try:
         yield rig
     finally:
         rig.close()
+
+
+def pin_keys(hosts: dict[str, Host]) -> None:
+    """Each host's state key pinned on every other (`oms host key`'s line under `[hosts]` in their
+    `etcd.toml`; ADR 0043, amendment `hostkeys`), so each host's `oms audit verify` vouches for
+    the others' ledger entries."""
+    lines = {}
+    for name, host in hosts.items():
+        done = host.oms("host", "key")
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines[name] = done.stdout.strip()
+    for name, host in hosts.items():
+        settings = host.config_home / "oms"
+        settings.mkdir(mode=0o700, exist_ok=True)
+        others = [line for other, line in lines.items() if other != name]
+        path = settings / "etcd.toml"
+        path.write_text("[hosts]\n" + "\n".join(others) + "\n")
+        path.chmod(0o600)
 
 
 def answers(host: Host) -> bool:
