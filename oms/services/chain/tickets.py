@@ -192,13 +192,24 @@ def get(ws: Workspace, ticket_id: str) -> Record:
 
 
 def another_repository(ws: Workspace, ticket: Record) -> OtherRepositoryError | None:
-    """Why `ticket` is not for the repository `ws` works for, or None when it is (ADR 0032)."""
+    """Why `ticket` is not for the repository `ws` works for, or None when it is (ADR 0032). On a
+    store the repository's committed `[store]` names by its own `prefix` (hosts sharing one etcd
+    cluster, each with its clone at its own path: ADR 0043 amendment `repoid`), every ticket in it
+    is the repository's; under the default prefix, which is the state root's, the clone's path
+    still decides, as on files."""
     owner = ticket_payload(ticket).get("repository_root")
-    if owner is None or owner == ws.config_root:
+    if owner is None or owner == ws.config_root or _named_store(ws):
         return None
     theirs, ours = shown(str(owner)), shown(ws.config_root)
     why = f"ticket {ticket.record_id} belongs to the repository {theirs} (this is {ours})"
     return OtherRepositoryError(why, hint=f"run oms in {theirs}")
+
+
+def _named_store(ws: Workspace) -> bool:
+    """Is the store one the repository's committed configuration names for itself (an etcd store
+    under an explicit `prefix`)?"""
+    store = ws.config().store
+    return store.backend == "etcd" and store.prefix is not None
 
 
 def content(ws: Workspace, ticket: Record) -> JsonObject:

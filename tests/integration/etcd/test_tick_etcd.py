@@ -29,7 +29,7 @@ from oms.services.conductor.loop import Loop
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Store
 from oms.store.anchor import anchor_dir
-from oms.store.payloads import as_json
+from oms.store.payloads import as_json, ticket_payload
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, free_ports
 from tests.helpers import OmsCommand, eventually
@@ -192,6 +192,26 @@ def test_two_hosts_tick_the_same_tickets_each_launched_once_and_audited_clean(
             code, out = _run(oms, where, host, "audit", "verify", pins=pins[host])
             assert code == 0, out
             assert f"ledger entries by host {them} (state key" in out, out  # its, vouched for
+
+
+def test_a_ticket_added_in_one_hosts_clone_is_every_clones_on_a_store_the_repository_names(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """Each host has its own clone, at its own path: a ticket added in one is the repository's on
+    a store whose `prefix` the repository names, not only the clone's (ADR 0043 amendment
+    `repoid`). Before, host b took host a's ticket as another repository's: its fill skipped it
+    and its deliverer failed the attempt, five times, into quarantine."""
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)  # the prefix named in the repository
+    clone = chain.base / "clone-b"
+    subprocess.run(["git", "clone", "-q", str(chain.repo), str(clone)], check=True)
+    init(str(chain.base / "state-b"), str(clone))
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        added = tickets.add(ws, "Added on host a", "")
+    with Workspace.open(str(chain.base / "state-b"), str(clone), etcd=True) as ws:
+        assert ws.config_root != str(chain.repo)
+        found = tickets.get(ws, added.record_id)
+        assert tickets.another_repository(ws, found) is None
+        assert ticket_payload(found).get("repository_root") == str(chain.repo)  # where it was added
 
 
 def _resolver(a: Chain, b: Chain, lines: list[str], wanted: set[str]) -> Callable[[], bool]:
