@@ -32,3 +32,49 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert "./.ci/setup" in run
     for script in ("run", "setup", "test"):
         assert os.access(REPO / ".ci" / script, os.X_OK)
+
+
+MARKDOWN_WIDTH = 100  # as ruff holds the code (issue 25 item 5)
+_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)]|>)?\s*")
+
+
+def _markdown_files() -> list[str]:
+    tops = [REPO / "README.md", REPO / "SECURITY.md"]
+    found = [p for p in tops if p.is_file()]
+    for folder in ("docs", "bench", "policy", "schemas", "tests", "oms", "build", ".ci"):
+        found.extend(p for p in sorted((REPO / folder).rglob("*.md")) if ".venv" not in p.parts)
+    return [p.relative_to(REPO).as_posix() for p in found]
+
+
+def _too_long(text: str) -> list[tuple[int, str]]:
+    """The lines over the width outside fenced code and tables, but for a line that is one token
+    (a test's node id, a URL): nothing could break it."""
+    long, fenced = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        bare = line.lstrip()
+        if bare.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or bare.startswith("|") or len(line) <= MARKDOWN_WIDTH:
+            continue
+        if " " not in line[_ITEM.match(line).end() :].strip():  # type: ignore[union-attr]
+            continue
+        long.append((number, line))
+    return long
+
+
+def test_markdown_lines_fit_in_100_characters() -> None:
+    found = [
+        f"{rel}:{number}: {line[:60]}…"
+        for rel in _markdown_files()
+        for number, line in _too_long((REPO / rel).read_text(encoding="utf-8"))
+    ]
+    assert not found, f"{len(found)} markdown lines over {MARKDOWN_WIDTH} characters:\n" + "\n".join(
+        found[:20]
+    )
+
+
+def test_the_markdown_width_check_sees_what_it_must() -> None:
+    long = "word " * 30
+    text = f"# t\n{long}\n- {long}\n| {long} |\n```\n{long}\n```\n- `{'x' * 120}`\n"
+    assert [n for n, _ in _too_long(text)] == [2, 3]
