@@ -43,7 +43,8 @@ def _markdown_files() -> list[str]:
     found = [p for p in tops if p.is_file()]
     for folder in ("docs", "bench", "policy", "schemas", "tests", "oms", "build", ".ci"):
         found.extend(p for p in sorted((REPO / folder).rglob("*.md")) if ".venv" not in p.parts)
-    return [p.relative_to(REPO).as_posix() for p in found]
+    generated = {"docs/cli.md"}  # written by build/gen_cli_docs.py from each command's help
+    return [rel for p in found if (rel := p.relative_to(REPO).as_posix()) not in generated]
 
 
 def _too_long(text: str) -> list[tuple[int, str]]:
@@ -69,8 +70,8 @@ def test_markdown_lines_fit_in_100_characters() -> None:
         for rel in _markdown_files()
         for number, line in _too_long((REPO / rel).read_text(encoding="utf-8"))
     ]
-    assert not found, f"{len(found)} markdown lines over {MARKDOWN_WIDTH} characters:\n" + "\n".join(
-        found[:20]
+    assert not found, (
+        f"{len(found)} markdown lines over {MARKDOWN_WIDTH} characters:\n" + "\n".join(found[:20])
     )
 
 
