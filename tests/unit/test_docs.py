@@ -38,11 +38,16 @@ MARKDOWN_WIDTH = 100  # as ruff holds the code (issue 25 item 5)
 _ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)]|>)?\s*")
 
 
+_NOT_OURS = {".venv", "node", "node_modules", "dist"}  # installed by .ci/setup, or built
+
+
 def _markdown_files() -> list[str]:
     tops = [REPO / "README.md", REPO / "SECURITY.md"]
     found = [p for p in tops if p.is_file()]
     for folder in ("docs", "bench", "policy", "schemas", "tests", "oms", "build", ".ci"):
-        found.extend(p for p in sorted((REPO / folder).rglob("*.md")) if ".venv" not in p.parts)
+        found.extend(
+            p for p in sorted((REPO / folder).rglob("*.md")) if not set(p.parts) & _NOT_OURS
+        )
     generated = {"docs/cli.md"}  # written by build/gen_cli_docs.py from each command's help
     return [rel for p in found if (rel := p.relative_to(REPO).as_posix()) not in generated]
 
