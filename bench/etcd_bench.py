@@ -72,6 +72,7 @@ from oms.store import Change, Record, RecordStore, StateRoot, Store
 from oms.store.backend import Fence
 from oms.store.hosts import Beats
 from oms.store.ledger import LineKey
+from oms.store.payloads import as_json
 from tests.etcd_cluster import Cluster
 from tests.helpers import T0, payload
 
@@ -158,7 +159,7 @@ def fill_tickets(ws: Workspace, count: int, threads: int, *, blocked: bool = Fal
             records.create(
                 f"tkt-{n}",
                 state=nxt.state,
-                payload=nxt.payload,
+                payload=as_json(nxt.payload),
                 operation_id=f"op-{n}",
                 actor="oms-system",
                 observed_at=T0,
@@ -291,9 +292,15 @@ def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str,
         def ticker(ws: Workspace, memory: conductor.Memory) -> Callable[[], object]:
             return lambda: conductor.tick(ws, held=True, memory=memory)
 
-        return time_interleaved(
-            {f"{name} idle tick": ticker(ws, memory) for name, ws, memory in opened}, ticks
-        )
+        try:
+            return time_interleaved(
+                {f"{name} idle tick": ticker(ws, memory) for name, ws, memory in opened}, ticks
+            )
+        finally:  # a pane a tick made (a worker it launched) ends with its project's server
+            for _, ws, _ in opened:
+                sock = Path(ws.store.path) / "tmux.sock"
+                tmux = ["tmux", "-S", str(sock), "kill-server"]
+                subprocess.run(tmux, capture_output=True, check=False)
 
 
 def _children_cpu() -> float:

@@ -128,6 +128,9 @@ class Window:
     healed_at: str = ""
 
 
+MIN_ACTIONS = 5  # faults a run makes at least (the test asks for them)
+
+
 def run(
     rig: Rig, cluster: Cluster, *, seed: int, tickets_n: int, seconds: float, gap: float,
     settle_s: float,
@@ -147,7 +150,12 @@ def run(
     once: set[str] = set()
     stopped_member = None
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    # the draw's time, and at least MIN_ACTIONS faults whatever it drew (a partition alone takes
+    # a lease and more), never past twice the time
+    hard = time.monotonic() + 2 * seconds
+    while time.monotonic() < deadline or (
+        sum(outcome.actions.values()) < MIN_ACTIONS and time.monotonic() < hard
+    ):
         time.sleep(rng.uniform(0.5 * gap, 1.5 * gap))
         action = rng.choice([a for a in ACTIONS if a not in once])
         host = rng.choice(hosts)

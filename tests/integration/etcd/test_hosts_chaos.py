@@ -8,13 +8,13 @@ on every host), 0 lost results, no version written under a lapsed lock, `oms aud
 every host. The seed is printed; `bench/hosts_chaos_bench.py --seed N` runs the same schedule with
 60 tickets.
 
-The test first checks one tick launches on etcd (branch `etcdtick` refused its launching phases
-until the outbox's locks were leases, `etcddeliver`), so a store that does not launch fails in
-seconds. **Not run in CI** (`xfail(run=False)`): run twice at seed 28 once the tick launched, it
-passed once (190 s: 0 duplicates, 0 lost, 0 unfenced, audits clean, one ticket waiting for a
-person) and once left one ticket open at the settling's end (310 s) — a ticket is bound to the
-path of the clone it was added in, and another host's deliverer takes its dispatch and fails it
-until the quarantine (ADR 0043, amendment `hosts3`, "Found"). Run it with `--runxfail`.
+The test first checks one tick launches on etcd, so a store that does not launch fails in seconds.
+**Not in CI's run yet** (`OMS_CHAOS=1` runs it; `OMS_CHAOS_SEED=N` replays a seed): 50-115 s of
+wall on a quiet machine, and CI's 30 minutes hold no room for it this stop. Runs at seeds 28, 5
+and 77 (ADR 0043, amendment `repoid`, after a ticket stopped being bound to its clone's path):
+0 duplicate launches, 0 lost results, 0 unfenced writes, 0 unsettled tickets, every audit clean in
+each; two of them made fewer than five faults in the draw's 20 s (a partition takes a lease and
+more), so a run now goes on until five faults were made (at most twice the time).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.etcd_cluster import ETCD, Cluster
-from tests.hosts_chaos import dumps, run
+from tests.hosts_chaos import MIN_ACTIONS, dumps, run
 from tests.hosts_rig import HOSTS, Network, Rig, make_rig, needs_netns
 
 pytestmark = [needs_netns, pytest.mark.skipif(ETCD is None, reason="etcd is not installed")]
@@ -68,11 +68,9 @@ def rig(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    run=False,
-    reason="not reliably settled: a ticket is bound to the path of the clone it was added in, and "
-    "another host's deliverer takes its dispatch and fails it ('belongs to the repository ...') "
-    "until the quarantine; and 190-310 s of wall, over CI's budget (ADR 0043, amendment hosts3)",
+@pytest.mark.skipif(
+    os.environ.get("OMS_CHAOS") != "1",
+    reason="50-115 s of wall: run with OMS_CHAOS=1 (not yet within CI's 30 minutes)",
 )
 def test_three_hosts_under_faults_launch_each_dispatch_once_and_lose_nothing(
     rig: Rig, cluster: Cluster
@@ -89,6 +87,6 @@ def test_three_hosts_under_faults_launch_each_dispatch_once_and_lose_nothing(
         rig, cluster, seed=SEED, tickets_n=TICKETS, seconds=SECONDS, gap=GAP_S, settle_s=SETTLE_S
     )
     print(dumps(outcome))
-    assert sum(outcome.actions.values()) >= 5, f"too little chaos happened: {outcome.actions}"
+    assert sum(outcome.actions.values()) >= MIN_ACTIONS, f"too little chaos: {outcome.actions}"
     assert outcome.launches > 0
     assert not outcome.bad(), json.dumps([f"seed {SEED}", *outcome.bad()])
