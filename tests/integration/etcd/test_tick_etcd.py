@@ -300,7 +300,14 @@ def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         ws.host_name = "host-a"
         loop = Loop(ws, 3600.0, report, lambda: bool(stop), max_ticks=2)
-        runner = threading.Thread(target=loop.run, daemon=True)
+
+        def run() -> None:  # what ends the loop (its lock refused or lost) is seen, not hidden
+            try:
+                loop.run()
+            except Exception as exc:  # reported to the test, which fails on it
+                ticks.append(f"the loop ended: {type(exc).__name__}: {exc}")
+
+        runner = threading.Thread(target=run, daemon=True)
         runner.start()
         try:
             eventually(lambda: len(ticks) == 1, timeout=30, what="the first tick")
