@@ -7,7 +7,6 @@ writes nothing; an unreachable cluster is one line with nothing written."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -27,6 +26,7 @@ from oms.store.payloads import as_json, dispatch_payload
 from tests.chain import Chain, accepted, use_worker, wait_for
 from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, eventually
+from tests.integration.etcd.test_commands_cli import _use_etcd
 
 TIMEOUT = 90.0  # a loaded machine: a pane, a sandbox and a cluster's commits per step
 
@@ -36,13 +36,6 @@ class EtcdChain(Chain):
 
     def workspace(self) -> Workspace:
         return Workspace.open(str(self.state), str(self.repo), clock=self.clock, etcd=True)
-
-
-def _use_etcd(chain: Chain, endpoints: list[str], prefix: str) -> None:
-    table = (
-        f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(endpoints)}\nprefix = "{prefix}"\n'
-    )
-    chain.edit_config(lambda text: text + table, commit=True)
 
 
 @pytest.fixture
