@@ -46,6 +46,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -266,6 +267,10 @@ def deliver_runs(
             next(gen, None)  # runs make_chain's end: its tmux server killed (its own socket)
 
 
+TRIPS = [0]  # the etcd client's round trips in `tick_runs`
+PER_TICK: list[int] = []  # and in each of its ticks on etcd
+
+
 def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str, list[float]]:
     """An idle tick on files and on etcd, `count` blocked tickets each, the two taking turns `ticks`
     times (seconds), each under its conductor lock with its memory kept."""
@@ -290,8 +295,24 @@ def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str,
             opened.append((name, ws, conductor.Memory()))
 
         def ticker(ws: Workspace, memory: conductor.Memory) -> Callable[[], object]:
-            return lambda: conductor.tick(ws, held=True, memory=memory)
+            def one() -> None:
+                before = TRIPS[0]
+                conductor.tick(ws, held=True, memory=memory)
+                if ws.store.backend is not None:
+                    PER_TICK.append(TRIPS[0] - before)
 
+            return one
+
+        for _, ws, _ in opened:  # the client's round trips (etcd), counted: per tick, below
+            backend = ws.store.backend
+            if isinstance(backend, EtcdStore):
+                call = backend.client.call
+
+                def counted(path: str, body: dict[str, object], call: Any = call) -> object:
+                    TRIPS[0] += 1
+                    return call(path, body)
+
+                backend.client.call = counted  # type: ignore[method-assign,assignment]
         try:
             return time_interleaved(
                 {f"{name} idle tick": ticker(ws, memory) for name, ws, memory in opened}, ticks
@@ -528,6 +549,11 @@ def main() -> int:
             median_ms(ticks["etcd idle tick"]),
             "files",
             median_ms(ticks["files idle tick"]),
+        )
+        trips = PER_TICK[-args.ticks :]
+        print(
+            f"round trips to etcd a tick (the last {len(trips)}): median "
+            f"{statistics.median(trips):g}, most {max(trips)}"
         )
         print()
     n = args.status_tickets

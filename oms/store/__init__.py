@@ -6,6 +6,7 @@ state root. Every read and write goes through fsio, is bounded, canonical and sc
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from oms.errors import OmsError, suppress_faults
@@ -36,6 +37,11 @@ class Summarizes(Backend, Protocol):
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
         """The latest version of every record of `kind`, reading only what changed since the
         last look (`root`: the state root that keeps the summary file)."""
+        ...
+
+    def steady(self) -> AbstractContextManager[None]:
+        """A scope in which each kind's summary is asked of the cluster once, and again only
+        after this process writes (what a conductor tick opens around its phases)."""
         ...
 
 
@@ -217,6 +223,14 @@ class Store:
         from oms.store import summary
 
         return summary.refresh(self.state.root, kind, self.records(kind).read_if_exists)
+
+    def steady(self) -> AbstractContextManager[None]:
+        """A scope in which `latest` asks the backend for each kind once, and again only after
+        this process wrote (etcd, `adapters/etcd/summary.py`: a round trip a kind saved); on
+        files every `latest` looks at directory times, which cost no round trip."""
+        if isinstance(self.backend, Summarizes):
+            return self.backend.steady()
+        return nullcontext()
 
     def live(self, kind: str) -> Latest:
         """The latest version of every record of `kind` in a live state (a ticket `open` or

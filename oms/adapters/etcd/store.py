@@ -30,8 +30,10 @@ import re
 import threading
 import time
 from collections.abc import Generator, Sequence
+from contextlib import AbstractContextManager
 from typing import NamedTuple
 
+from oms.adapters.etcd import summary
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
 from oms.adapters.etcd.hosts import EtcdBeats, beat_problem
 from oms.canonical import access
@@ -96,9 +98,12 @@ class EtcdStore:
         self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
-        from oms.adapters.etcd import summary  # (summary -> store)
-
         return summary.refresh(self, root, kind, limits)
+
+    def steady(self) -> AbstractContextManager[None]:
+        """A scope in which each kind's summary is ranged once, and again after this process
+        writes (`adapters/etcd/summary.py`)."""
+        return summary.steady()
 
     def hold(self, name: str, holder: str, *, wait_s: float) -> Keeper:
         """Take lock `name` under a lease of `LIMITS.etcd_lock_ttl_s` kept alive by its own
@@ -336,6 +341,7 @@ class EtcdStore:
             if done.succeeded:
                 self._head = _Head(seq, hashlib.sha256(entry).hexdigest(), done.revision)
                 self.wrote += 1
+                summary.wrote()  # a steady scope's summaries range again
                 return done
             newest = self._head_of(done.ranges[-1])
             if newest == head:  # the ledger did not move: the write's own compares failed

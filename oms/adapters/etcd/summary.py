@@ -14,6 +14,15 @@ after R (`min_mod_revision`), with the count of every pointer:
   ranged, in pages at one revision, and each whose version or mod revision the summary does not
   hold is read.
 
+Within a steady scope (`steady()`, what a conductor tick opens around its phases) a kind is
+ranged once: a later refresh of the same kind is served from the summary as the scope's first
+refresh left it, unless this process wrote a record since (`wrote()`, from every write
+transaction of `EtcdStore`), which ranges it again. So a phase sees the writes of the phases
+before it, and an idle tick on 1,000 tickets asks three ranges, not twelve. A write of another
+process during the scope (a deliverer the tick started) is seen by the next scope, as if it had
+come a moment after the tick: no decision rests on the summary alone (every write compares the
+revision it read, ADR 0043).
+
 Nothing depends on a clock. A watch from R would answer the same question for a process that waits
 for changes (a conductor); a one-shot command cannot tell "nothing changed" from a watch without
 waiting, and a compacted R would need the full range anyway.
@@ -28,8 +37,11 @@ checked as a file is (`parse_record`): etcd is not trusted to vouch for the byte
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 from oms.adapters.etcd.client import Etcd, Get, KeyValue, Since
@@ -44,6 +56,9 @@ from oms.store.summary_file import Cache, Entry
 _LOCK = threading.Lock()
 _CACHES: dict[tuple[tuple[int, int], str, str], Cache] = {}
 _DIGITS = "0123456789"
+_WRITES = itertools.count(1)  # this process's write transactions, numbered (next() is atomic)
+_written = [0]  # the number of the last one
+_SCOPE = threading.local()  # `memo`: kind key -> the write number its summary was ranged after
 
 
 def label(kind: str) -> str:
@@ -66,8 +81,13 @@ def refresh(store: Keyed, root: Root, kind: str, limits: Limits = LIMITS) -> Lat
     be read is named with its error, not raised."""
     with _LOCK:
         key = (root.identity(), store.prefix, kind)
-        under = f"{store.prefix}latest/{kind}/"
+        memo: dict[tuple[tuple[int, int], str, str], int] | None = getattr(_SCOPE, "memo", None)
         cache = _CACHES.get(key)
+        if memo is not None and cache is not None and memo.get(key) == _written[0]:
+            return _latest(cache, 0)  # ranged in this scope, and nothing written since
+        under = f"{store.prefix}latest/{kind}/"
+        if memo is not None:
+            memo[key] = _written[0]  # (read before the range: a write during it ranges again)
         if cache is None:
             most = limits.summary_bytes // limits.summary_entry_bytes  # (the count comes after)
             loaded = summary_file.load(root, kind, most, time.time_ns(), 0, label=label(kind))
@@ -189,6 +209,25 @@ def _latest(cache: Cache, read: int) -> Latest:
     return Latest(
         list(cache.ordered), dict(cache.errors), read, {s: list(r) for s, r in grouped.items()}
     )
+
+
+@contextmanager
+def steady() -> Iterator[None]:
+    """A scope in which each kind is ranged once, and again only after this process wrote (see
+    the module); nested scopes are the outermost's. Per thread."""
+    if getattr(_SCOPE, "memo", None) is not None:
+        yield
+        return
+    _SCOPE.memo = {}
+    try:
+        yield
+    finally:
+        _SCOPE.memo = None
+
+
+def wrote() -> None:
+    """This process wrote a record (or any key): the next refresh in a steady scope ranges."""
+    _written[0] = next(_WRITES)
 
 
 def forget() -> None:

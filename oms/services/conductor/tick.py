@@ -323,6 +323,12 @@ def tick(
     if not held:
         with lock(ws):
             return tick(ws, d=d, held=True, memory=memory)
+    with ws.store.steady():  # each kind's summary asked once, and again after a write of its own
+        return _phases(ws, d, memory)
+
+
+def _phases(ws: Workspace, d: Delivery | None, memory: Memory) -> Tick:
+    """The phases of one tick, under the conductor lock."""
     still_held(ws)
     _rollback_guard(ws, memory)
     ws.next_operation()  # what HEAD holds, read once for this tick (and once per launch in it)
