@@ -4,7 +4,9 @@
 `ATTACK` is a Python program run by oms's own interpreter (shown read-only in every sandbox) as a
 command worker. It is told nothing: what it aims at it finds where an agent can look — the
 committed `[store]` in its own worktree (`.oms/config.toml`: the endpoints and the prefix), the
-listening sockets of `/proc/net/tcp`, its environment, descriptors and home. Each attempt is
+listening sockets of `/proc/net/tcp`, its environment, descriptors and home. It also asks its two
+doors (`oms worker bridge`, `oms hook provider`, relayed to its broker) to act for another
+dispatch. Each attempt is
 `blocked` (an `OSError`, a refusal) or `reached` (with what it saw); the whole report is written
 to `$HOME/etcd-attack.json`, which the test reads from the host.
 """
@@ -12,7 +14,7 @@ to `$HOME/etcd-attack.json`, which the test reads from the host.
 from __future__ import annotations
 
 ATTACK = r'''
-import base64, http.client, json, os, socket, ssl, sys, tomllib
+import base64, http.client, json, os, socket, ssl, subprocess, sys, tomllib
 
 HOME = os.environ.get("HOME", "/oms/home")
 MARK = sys.argv[1]  # the key the attack plants is named after this (searched from the host)
@@ -205,6 +207,49 @@ def leases():
     return "leases %s; granted and revoked %s" % (doc.get("leases", []), granted["ID"])
 
 
+OTHER = "dsp-" + "f" * 32  # another dispatch (any id not this worker's)
+EXE = os.environ.get("OMS_EXECUTABLE", "oms")
+SESSION = os.environ.get("OMS_SESSION_ID", "")
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "attacker", "version": "1"}}}
+
+
+def relay(argv, stdin):
+    done = subprocess.run(argv, input=stdin, capture_output=True, timeout=60)
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode(
+        "utf-8", "replace"
+    )
+
+
+def bridge_as_another():
+    """The MCP bridge asked to act for another dispatch: read it, record a result for it."""
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "record_result", "arguments": {"status": "failed", "summary": MARK}}}
+    lines = [INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]
+    stdin = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    argv = [EXE, "worker", "bridge", "--dispatch-id", OTHER, "--session-id", SESSION]
+    code, out, err = relay(argv, stdin)
+    if code != 0 or '"result"' not in out:
+        raise Blocked("exit %d: %s" % (code, (out + err).strip()[-300:]))
+    return out[-600:]
+
+
+def hook_as_another():
+    """A SessionStart hook for another dispatch: oms would answer it with that dispatch's task."""
+    body = json.dumps({"hook_event_name": "SessionStart", "session_id": SESSION,
+                       "source": "startup"}).encode()
+    argv = [EXE, "hook", "provider", "--event", "SessionStart", "--provider", "command",
+            "--provider-version", "command-1", "--dispatch-id", OTHER, "--session-id", SESSION,
+            "--allowed-tools", ""]
+    code, out, err = relay(argv, body)
+    if code != 0 or "read_dispatch" not in out:
+        raise Blocked("exit %d: %s" % (code, (out + err).strip()[-300:]))
+    return out[-600:]
+
+
+attempt("the bridge for another dispatch", bridge_as_another)
+attempt("a hook for another dispatch", hook_as_another)
 attempt("tcp connect to a member", connect)
 attempt("an etcd member answers", find)
 attempt("read the prefix's keys", read_all)

@@ -7,7 +7,9 @@ key, take a lock, delete a key, list, grant and revoke leases — over plain htt
 cluster, over https without a client certificate (it has none).
 
 - its own network (the default, ADR 0026): a member's port is not there; every attempt is
-  refused (a regression guard);
+  refused (a regression guard), and so are its two doors asked to act for another dispatch (`oms
+  worker bridge` calling `record_result`, a `SessionStart` hook, each with another dispatch id:
+  the broker serves only its worker's binding; both answered with the binding checks taken out);
 - `network = "host"` (a role's opt-out) on a cluster that lets in a client without a certificate:
   the agent read every key and the ledger, put and deleted keys, took a lock and revoked a lease
   (found by this attack). Now the launch is refused before the pane, the worker parked with the
@@ -42,6 +44,8 @@ __all__ = ["etcd_cluster", "etcd_prefix", "on_etcd"]
 
 MARK = "oms-etcd-attack-probe"  # every key the agent tries to put is named after this
 ATTEMPTS = (
+    "the bridge for another dispatch",
+    "a hook for another dispatch",
     "an etcd member answers",
     "read the prefix's keys",
     "read ticket bodies or the ledger",
