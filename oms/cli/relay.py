@@ -159,7 +159,9 @@ def bridge(argv: list[str]) -> int:
                 else:
                     sock.shutdown(1)  # stdin closed: the client is done
                     watching = [sfd]
-    except BrokenPipeError:
+    except (BrokenPipeError, ConnectionResetError):
+        # the broker ended the session: closed before it read all we sent (it refused it, or the
+        # client's EOF came after), which the kernel shows as a reset, not an EOF
         return 0
     except OSError as exc:
         sys.stderr.write(

@@ -4,6 +4,7 @@ records."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -309,3 +310,29 @@ def test_bad_arguments_exit_2_with_one_line(oms: OmsCommand) -> None:
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert "usage" in done.stderr
+
+
+def test_a_broker_that_ends_the_session_before_reading_all_of_it_is_an_end_not_a_failure(
+    oms: OmsCommand, tmp_path: Path
+) -> None:
+    """A broker that refuses a session answers and closes while the bridge's request is still
+    unread on its side: the kernel resets the connection (ECONNRESET after the answer), which is
+    the session's end, as an orderly close is (exit 0), whatever the two processes' timing."""
+    path = tmp_path / "broker.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    server.settimeout(60)  # a bridge that never connects fails the test, not the run
+    env = {**os.environ, "OMS_BROKER_SOCKET": str(path)}
+    session = "11111111-2222-4333-8444-555555555555"
+    args = ["worker", "bridge", "--dispatch-id", "dsp-1", "--session-id", session]
+    client = RawClient(oms, args, env)
+    try:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(1)  # the rest of the bridge's header stays unread: a reset, not an EOF
+            conn.sendall(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32600}}\n')
+        assert client.recv()["error"]["code"] == -32600
+        assert client.close() == 0, client.stderr
+    finally:
+        server.close()
