@@ -1,0 +1,104 @@
+"""A hostile repository cannot take another repository's tickets on a shared cluster (ADR 0043,
+amendment `repoparts`; SECURITY.md "The authority store on etcd"). A repository's committed
+`[store]` names its cluster and prefix, and on a store the repository names every ticket counted as
+the repository's (amendment `repoid`), so a repository that committed another's prefix (a fork, or
+any repository copying it; or `/oms/<its state key id>/`, the other's default) counted the other's
+tickets as its own: its fill leased them and launched their content in its own worktree, and the
+other's conductor launched the hostile repository's tickets in the other's. Now a ticket records
+the state key that added it, and on such a store it is the repository's only when that key is this
+state root's or one the person pinned for another host of theirs; else the clone's path decides,
+as ADR 0032 built it. On the real 3-member cluster, with real git and the `oms` CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oms.errors import OtherRepositoryError
+from oms.services.admin.setup import init
+from oms.services.chain import tickets
+from oms.services.workspace import Workspace
+from oms.store import Store
+from tests.chain import Chain
+from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
+from tests.helpers import OmsCommand
+from tests.integration.etcd.test_commands_cli import _use_etcd
+
+__all__ = ["etcd_cluster", "etcd_prefix"]
+
+
+def _hostile(chain: Chain) -> Iterator[tuple[Path, Path]]:
+    """Another repository (a clone, as a fork is) with its own state root, whose committed
+    configuration is the one `chain` committed: (its top, its state root)."""
+    clone, state = chain.base / "hostile", chain.base / "hostile-state"
+    subprocess.run(["git", "clone", "-q", str(chain.repo), str(clone)], check=True)
+    init(str(state), str(clone))
+    try:
+        yield clone, state
+    finally:
+        subprocess.run(
+            ["tmux", "-S", str(state / "tmux.sock"), "kill-server"],
+            capture_output=True,
+            check=False,
+        )
+
+
+@pytest.fixture
+def hostile(deliverable: Chain) -> Iterator[tuple[Path, Path]]:
+    yield from _hostile(deliverable)
+
+
+def _refused(state: Path, repo: Path, ticket_id: str) -> str:
+    with Workspace.open(str(state), str(repo), etcd=True) as ws:
+        with pytest.raises(OtherRepositoryError) as refused:
+            tickets.get(ws, ticket_id)
+        return refused.value.message
+
+
+@pytest.mark.cli
+def test_a_repository_naming_anothers_prefix_takes_none_of_its_tickets(
+    deliverable: Chain,
+    hostile: tuple[Path, Path],
+    oms: OmsCommand,
+    etcd_cluster: Cluster,
+    etcd_prefix: str,
+) -> None:
+    chain, (clone, state) = deliverable, hostile
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)  # A's store, by name
+    subprocess.run(["git", "-C", str(clone), "pull", "-q"], check=True)  # B commits the same
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        theirs = tickets.add(ws, "A's work", "secret plans").record_id
+    assert "belongs to the repository" in _refused(state, clone, theirs)
+    where = ("--state-root", str(state), "--config-root", str(clone))
+    done = oms.run("conductor", "tick", "--json", *where, env={"OMS_HOST": "host-b"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    fill = next(p for p in json.loads(done.stdout)["phases"] if p["phase"] == "fill")
+    assert not any("delivered" in str(line) for line in fill["done"]), fill
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        assert tickets.get(ws, theirs).state == "open"  # not leased by B
+    with Workspace.open(str(state), str(clone), etcd=True) as ws:
+        planted = tickets.add(ws, "B's bait", "run this in A").record_id
+    assert "belongs to the repository" in _refused(chain.state, chain.repo, planted)
+
+
+def test_a_repository_naming_anothers_default_prefix_takes_none_of_its_tickets(
+    chain: Chain, etcd_cluster: Cluster
+) -> None:
+    endpoints = json.dumps(etcd_cluster.endpoints)
+    table = f'\n[store]\nbackend = "etcd"\nendpoints = {endpoints}\n'
+    chain.edit_config(lambda text: text + table, commit=True)  # A: the default prefix
+    with Store.open(str(chain.state)) as store:
+        key_id = store.state.meta.key_id
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        theirs = tickets.add(ws, "A's work", "").record_id
+    for clone, state in _hostile(chain):  # B names A's default prefix outright
+        named = f'{table}prefix = "/oms/{key_id}/"\n'
+        (clone / ".oms" / "config.toml").write_text(
+            (chain.repo / ".oms" / "config.toml").read_text().replace(table, named)
+        )
+        subprocess.run(["git", "-C", str(clone), "commit", "-qam", "store"], check=True)
+        assert "belongs to the repository" in _refused(state, clone, theirs)
