@@ -15,6 +15,7 @@ from oms.services.chain import providers as provider_records
 from oms.services.proxy.admit import attempt
 from oms.services.proxy.rests import Rests
 from tests.chain import accepted
+from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, on_etcd
 
@@ -34,6 +35,30 @@ def test_the_proxy_judges_an_attempt_by_the_clusters_records(on_etcd: EtcdChain)
         fenced = attempt(root, dispatch_id, ws.now(), backend)
     assert fenced is not None
     assert (fenced.status, fenced.kind) == (403, "oms_attempt_fenced")
+
+
+def test_the_proxy_fails_closed_while_the_cluster_is_gone(
+    on_etcd: EtcdChain, etcd_cluster: Cluster
+) -> None:
+    """Every member killed while a worker's attempt is live: its next request is refused (the
+    records cannot be read), never forwarded; once the members are back it is served again
+    (branch `attack-parts`: a regression guard, it held)."""
+    dispatch_id, _ = accepted(on_etcd)
+    with on_etcd.workspace() as ws:
+        root, backend = ws.store.state.root, ws.store.backend
+        assert backend is not None
+        assert attempt(root, dispatch_id, ws.now(), backend) is None  # live: forwarded
+        for member in etcd_cluster.members:
+            etcd_cluster.kill(member)
+        try:
+            refused = attempt(root, dispatch_id, ws.now(), backend)
+        finally:
+            for member in etcd_cluster.members:
+                etcd_cluster.restart(member)
+            etcd_cluster.wait_healthy()
+        assert refused is not None
+        assert (refused.status, refused.kind) == (403, "oms_attempt_fenced"), refused
+        assert attempt(root, dispatch_id, ws.now(), backend) is None  # served again
 
 
 def test_the_proxy_sees_a_rest_recorded_in_the_cluster(on_etcd: EtcdChain) -> None:
