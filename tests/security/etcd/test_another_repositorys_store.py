@@ -102,3 +102,30 @@ def test_a_repository_naming_anothers_default_prefix_takes_none_of_its_tickets(
         )
         subprocess.run(["git", "-C", str(clone), "commit", "-qam", "store"], check=True)
         assert "belongs to the repository" in _refused(state, clone, theirs)
+
+
+@pytest.mark.cli
+def test_a_prefix_inside_anothers_key_directories_is_refused(
+    chain: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """A hostile repository naming a prefix inside another store's own key directories
+    (`<its prefix>ledger/`): its writes landed among the other's ledger entries, the last key
+    there was then not an entry oms writes, and the other repository could write nothing more
+    (`IntegrityError`, every command). Now a prefix none of whose parts is one of the names oms
+    gives its keys' directories is refused in one line, before anything is written."""
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        tickets.add(ws, "A's work", "")
+    for clone, state in _hostile(chain):
+        config = clone / ".oms" / "config.toml"
+        text = config.read_text()
+        config.write_text(text.replace(f'"{etcd_prefix}"', f'"{etcd_prefix}ledger/"'))
+        subprocess.run(["git", "-C", str(clone), "commit", "-qam", "nest"], check=True)
+        where = ("--state-root", str(state), "--config-root", str(clone))
+        done = oms.run("ticket", "add", "--title", "B's", "--no-body", *where)
+        out = (done.stdout + done.stderr).strip()
+        assert done.returncode != 0, out
+        assert "a name oms gives its own keys" in out.splitlines()[0], out
+        assert "Traceback" not in out
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        assert tickets.add(ws, "A's next", "").record_id == "tkt-2"  # A writes on
