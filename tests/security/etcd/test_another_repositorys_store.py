@@ -12,6 +12,8 @@ as ADR 0032 built it. On the real 3-member cluster, with real git and the `oms` 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +27,7 @@ from oms.services.workspace import Workspace
 from oms.store import Store
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
 
 __all__ = ["etcd_cluster", "etcd_prefix"]
@@ -129,3 +131,60 @@ def test_a_prefix_inside_anothers_key_directories_is_refused(
         assert "Traceback" not in out
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         assert tickets.add(ws, "A's next", "").record_id == "tkt-2"  # A writes on
+
+
+@pytest.mark.cli
+def test_conductors_started_at_once_under_one_host_name_one_acts(
+    deliverable: Chain,
+    hostile: tuple[Path, Path],
+    oms: OmsCommand,
+    etcd_cluster: Cluster,
+    etcd_prefix: str,
+) -> None:
+    """Three `oms conductor run` started at once under one `OMS_HOST` on one store: two of this
+    state root, one of another (the hostile repository reusing the host's name). One runs; the
+    others end in one line naming the lock's holder, exit 1 (a regression guard of branch
+    `attack-parts`: it held)."""
+    chain, (clone, state) = deliverable, hostile
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    subprocess.run(["git", "-C", str(clone), "pull", "-q"], check=True)
+    env = dict(os.environ, OMS_HOST="same")
+    runs = ((chain.state, chain.repo), (chain.state, chain.repo), (state, clone))
+    procs = [
+        subprocess.Popen(
+            [
+                *oms.argv,
+                "conductor",
+                "run",
+                "--interval",
+                "3600",
+                "--state-root",
+                str(where),
+                "--config-root",
+                str(repo),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for where, repo in runs
+    ]
+    try:
+        eventually(
+            lambda: sum(p.poll() is not None for p in procs) == 2,
+            timeout=60,
+            what="two of the three conductors end",
+        )
+        ended = [p for p in procs if p.poll() is not None]
+        for p in ended:
+            _, err = p.communicate(timeout=30)
+            assert p.returncode == 1, err
+            assert err.startswith("oms: error: another conductor works for host same: lock "), err
+            assert "Traceback" not in err
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                p.communicate(timeout=60)
+    assert sum(p.returncode == 0 for p in procs) == 1  # the one that ran, ended by SIGTERM
