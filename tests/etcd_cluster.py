@@ -5,7 +5,9 @@ and started again (same name, same data dir: it rejoins).
 `etcd_cluster` (session scope, 3 members) is shared by the tests that use it: each test works under
 a prefix of its own (`etcd_prefix`). `Cluster(tls=...)` serves its clients over TLS (ADR 0043,
 amendment `etcdtls`): each member's server certificate and key, the CA it trusts for client
-certificates (`--client-cert-auth`); peers stay plain."""
+certificates (`--client-cert-auth`); peers stay plain unless `peer_tls` (the same certificate, the
+same CA, `--peer-client-cert-auth`: nothing of the cluster lets in a client without a
+certificate)."""
 
 from __future__ import annotations
 
@@ -66,6 +68,7 @@ class Member:
         data_dir: Path,
         scheme: str = "http",
         address: str = "127.0.0.1",
+        peer_scheme: str = "http",
     ) -> None:
         self.name = name
         self.address = address
@@ -73,6 +76,7 @@ class Member:
         self.peer_port = peer_port
         self.data_dir = data_dir
         self.scheme = scheme
+        self.peer_scheme = peer_scheme
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -81,7 +85,7 @@ class Member:
 
     @property
     def peer_url(self) -> str:
-        return f"http://127.0.0.1:{self.peer_port}"
+        return f"{self.peer_scheme}://127.0.0.1:{self.peer_port}"
 
 
 class Cluster:
@@ -91,15 +95,22 @@ class Cluster:
     loopback."""
 
     def __init__(
-        self, base: Path, size: int = 3, tls: ServerTls | None = None, address: str = "127.0.0.1"
+        self,
+        base: Path,
+        size: int = 3,
+        tls: ServerTls | None = None,
+        address: str = "127.0.0.1",
+        peer_tls: bool = False,
     ) -> None:
         ports = free_ports(2 * size)
         self.base = base
         self.tls = tls
         self.token = f"oms-test-{os.getpid()}-{ports[0]}"
         scheme = "https" if tls else "http"
+        self.peer_tls = peer_tls and tls is not None
+        peers = "https" if self.peer_tls else "http"
         self.members = [
-            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}", scheme, address)
+            Member(f"m{i}", ports[2 * i], ports[2 * i + 1], base / f"m{i}", scheme, address, peers)
             for i in range(size)
         ]
         self.initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
@@ -158,6 +169,19 @@ class Cluster:
             "--trusted-ca-file",
             str(self.tls.client_ca),
             "--client-cert-auth",
+            *(
+                [
+                    "--peer-cert-file",
+                    str(self.tls.cert),
+                    "--peer-key-file",
+                    str(self.tls.key),
+                    "--peer-trusted-ca-file",
+                    str(self.tls.client_ca),
+                    "--peer-client-cert-auth",
+                ]
+                if self.peer_tls
+                else []
+            ),
         ]
 
     def start_all(self) -> None:

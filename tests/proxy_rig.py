@@ -8,7 +8,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,10 +157,18 @@ class Rig:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
 
 
-def make_rig(tmp_path: Path, *, budget: int | None = None, cap: int = 1024 * 1024) -> Iterator[Rig]:
-    """The rig; `budget`: the Claude role's token budget; `cap`: the request body bound."""
+def make_rig(
+    tmp_path: Path,
+    *,
+    budget: int | None = None,
+    cap: int = 1024 * 1024,
+    on: Callable[[Chain], Chain] | None = None,
+) -> Iterator[Rig]:
+    """The rig; `budget`: the Claude role's token budget; `cap`: the request body bound; `on`:
+    the chain moved onto another store before the proxy opens (an etcd cluster's)."""
     mock = ModelMock(Script([])).start()
-    for chain in make_chain(tmp_path):
+    for made in make_chain(tmp_path):
+        chain = made if on is None else on(made)
         extra = PROVIDERS.format(base=mock.base, cap=cap)
         line = "" if budget is None else f"token_budget = {budget}\n"
         chain.edit_config(

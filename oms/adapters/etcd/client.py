@@ -447,6 +447,36 @@ def _unavailable(tried: list[str]) -> EtcdUnavailableError:
     return EtcdUnavailableError(f"etcd unreachable: no endpoint answered ({said})")
 
 
+def _lets_in(url: str, timeout: float) -> bool:
+    """Does `url` let in a client that presents no certificate (True too when it cannot be
+    told: no answer, not a URL)? Plain http does; https is asked: a TLS handshake without a
+    certificate and a request, which a member requiring client certificates refuses during the
+    handshake (TLS 1.2) or on the first read (TLS 1.3)."""
+    try:
+        endpoint = parse_endpoint(url)
+    except InvalidInputError:
+        return True
+    if not endpoint.tls:
+        return True
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False  # whom the member proves to be is not the question here
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        raw = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout)
+    except OSError:
+        return True  # no answer: not shown to refuse
+    try:
+        with context.wrap_socket(raw, server_hostname=endpoint.host) as tls:
+            tls.sendall(b"GET /version HTTP/1.1\r\nHost: oms\r\nConnection: close\r\n\r\n")
+            return tls.recv(5) == b"HTTP/"  # an ended connection: refused
+    except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
+        return False  # the handshake or the first read refused the client without a certificate
+    except OSError:
+        return True
+    finally:
+        raw.close()
+
+
 class Etcd:
     """A client of one etcd cluster. Safe to share between threads (one call at a time)."""
 
@@ -733,6 +763,24 @@ class Etcd:
                 raise
             return False
         return True
+
+    # ------------------------------------------------------------------ who else gets in
+    def open_doors(self) -> list[str]:
+        """The URLs of this cluster that let in a client presenting no certificate, or that
+        could not be checked (fail closed): every member's client and peer URLs as the cluster
+        lists them, and the endpoints named. A plain `http://` URL lets anyone in who reaches
+        it; an `https://` one is asked for a TLS handshake and an answer without a client
+        certificate. A process on the host's network reaches each of them (ADR 0043, amendment
+        `attack-agent`)."""
+        answer = self.call("/v3/cluster/member/list", {})
+        urls = [e.url for e in self.endpoints]
+        members = answer.get("members", [])
+        for member in members if isinstance(members, list) else []:
+            for field in ("clientURLs", "peerURLs"):
+                listed = _obj(member, "member").get(field, [])
+                if isinstance(listed, list):
+                    urls += [url for url in listed if isinstance(url, str)]
+        return [url for url in dict.fromkeys(urls) if _lets_in(url, self.limits.etcd_call_s)]
 
     # ------------------------------------------------------------------ watch
     def watch(self, prefix: str, start_revision: int, *, wait_s: float) -> WatchResult:

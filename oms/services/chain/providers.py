@@ -37,6 +37,7 @@ from oms.limits import LIMITS
 from oms.process import data_fd, runner
 from oms.schemas.payloads import ProviderPayload
 from oms.services.workspace import Workspace
+from oms.services.workspace.backend import out_of_reach
 from oms.store import Record
 from oms.store.payloads import as_json, provider_payload
 
@@ -67,6 +68,8 @@ def sandboxed(
     ]
     if key_env is not None and os.environ.get(key_env):
         sets.append((key_env, os.environ[key_env]))
+    if host_network:  # (ADR 0043, amendment `attack-agent`)
+        out_of_reach(ws.store.backend, 'a quota probe with quota_probe_network = "host"')
     state = os.path.realpath(ws.store.state.path)
     for path in roots:
         if path == state or path.startswith(state + "/") or state.startswith(path + "/"):

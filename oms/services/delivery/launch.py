@@ -23,6 +23,7 @@ from oms.canonical import Json, JsonObject, access, parse_ts, stable_id
 from oms.domain import delivery as delivery_rules
 from oms.domain import launch as machine
 from oms.domain import sandbox_limits, sessions, workers
+from oms.domain.config import NETWORK_DEFAULT
 from oms.domain.machine import Next
 from oms.domain.policy import role_tools
 from oms.errors import (
@@ -43,6 +44,7 @@ from oms.services.delivery import plans, registration, session_events, start_gua
 from oms.services.delivery import spec as launch_spec
 from oms.services.delivery.homes import adopt_legacy, home_path, materialise
 from oms.services.workspace import SYSTEM_ACTOR
+from oms.services.workspace.backend import out_of_reach
 from oms.store import Record, panefiles
 from oms.store.payloads import dispatch_payload, session_payload, worker_payload
 
@@ -231,6 +233,8 @@ def prepare(
         raise IntegrityError("field 'role_limits' is missing")
     limits = sandbox_limits.from_json(approved)
     cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
+    if payload.get("role_network", NETWORK_DEFAULT) != NETWORK_DEFAULT:  # (ADR 0043, attack-agent)
+        out_of_reach(d.ws.store.backend, 'a worker with network = "host"')
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload["prior_failure_evidence"]
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None

@@ -23,6 +23,7 @@ from oms.domain.config import Config
 from oms.errors import ConfigError
 from oms.fsio.outside import file_signature, read_user_file
 from oms.limits import LIMITS
+from oms.store.backend import Backend
 from oms.store.ledger import LineKey
 
 
@@ -95,6 +96,27 @@ def client_tls(settings: etcd_settings.Settings | None = None) -> ClientTls | No
         read_user_file(named.key, cap, secret=True) if named.key else None,
         path,
     )
+
+
+def out_of_reach(backend: Backend | None, who: str) -> None:
+    """Raise `ConfigError` when `backend` is an etcd cluster that `who` — a process on the host's
+    network: a worker or a quota probe whose configuration opted out of its own network (ADR
+    0026) — could reach: a member's client or peer URL that lets in a client without a
+    certificate (`Etcd.open_doors`). Through one it could read, write and delete every key, take
+    locks, keep or revoke leases: oms's authority (ADR 0043, amendment `attack-agent`). The state
+    root's files are never shown to it, and its own network reaches nothing."""
+    if not isinstance(backend, EtcdStore):
+        return
+    doors = backend.client.open_doors()
+    if doors:
+        more = f" (and {len(doors) - 1} more)" if len(doors) > 1 else ""
+        raise ConfigError(
+            f"{who} would reach oms's authority on etcd: {doors[0]} lets in a client without "
+            f"a certificate{more}",
+            hint="serve every member's client and peer URLs over TLS requiring client "
+            "certificates (--client-cert-auth, --peer-client-cert-auth), or drop the opt-out "
+            "of its own network",
+        )
 
 
 def refuse_etcd(config: Config, where: str) -> None:

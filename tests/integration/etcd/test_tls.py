@@ -392,3 +392,16 @@ def test_https_to_a_plain_member_says_it_does_not_speak_tls(
         client.close()
     assert wrong[0] in caught.value.message
     assert "does not speak TLS" in caught.value.remedy
+
+
+def test_a_cluster_requiring_client_certificates_only_on_its_client_urls_has_open_doors(
+    tls_cluster: Cluster, pki: Pki
+) -> None:
+    """`open_doors` (what a worker on the host's network could reach, ADR 0043 amendment
+    `attack-agent`): this cluster refuses a client without a certificate on every client URL,
+    but its peers speak plain http — each member's peer URL is named, no client URL is."""
+    client = Etcd(tls_cluster.endpoints, tls=_client_tls(pki.ca, pki.client))
+    try:
+        assert sorted(client.open_doors()) == sorted(m.peer_url for m in tls_cluster.members)
+    finally:
+        client.close()
