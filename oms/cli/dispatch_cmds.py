@@ -245,7 +245,7 @@ def cancel(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # any host's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.cancel(ws, dispatch, reason)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)

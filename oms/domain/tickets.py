@@ -63,9 +63,11 @@ def new(
     content_sha256: str,
     created_at: str,
     repository_root: str,
+    added_by: str,
 ) -> Next[TicketPayload]:
     """A fresh, open ticket of the repository whose top level is `repository_root` (ADR 0032; no
-    transition changes it)."""
+    transition changes it), added by the state key whose key id is `added_by` (ADR 0043 amendment
+    `repoparts`)."""
     return Next(
         TicketState.OPEN,
         ticket_with(
@@ -74,6 +76,7 @@ def new(
                 "source": source,
                 "repository": repository,
                 "repository_root": repository_root,
+                "added_by": added_by,
                 "content_sha256": content_sha256,
                 "attempt": 1,
                 "lease_token": None,

@@ -80,6 +80,7 @@ class World:
             content_sha256="0" * 64,
             created_at=self.now,
             repository_root="/repo",
+            added_by="a" * 64,
         )
         self.tickets[ticket_id] = Ticket(ticket_id, nxt.state, nxt.payload)
         self.log.append(f"add {ticket_id}")

@@ -70,11 +70,26 @@ _PART = r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}"
 _NAME = re.compile(rf"{_PART}(?:/{_PART}){{0,2}}")
 
 
+# the directories of a store's keys: a prefix with one of them as a part would put its store's keys
+# among another store's own (`<its prefix>ledger/…`), where that store reads them as its own
+OWN_DIRS = frozenset(
+    ("records", "latest", "events", "outbox", "locks", "ledger", "evidence", "tickets", "hosts")
+)
+
+
 def check_prefix(prefix: str) -> str:
-    """A key prefix: `/name/…/`, ASCII, no empty or dot-dot part."""
+    """A key prefix: `/name/…/`, ASCII, no empty or dot-dot part, and no part that is the name
+    of a store's own key directory (`OWN_DIRS`; ADR 0043 amendment `repoparts`)."""
     if not _PREFIX.fullmatch(prefix) or "/../" in prefix or "/./" in prefix:
         raise InvalidInputError(
             f"etcd prefix {shown(prefix)} is not /name/.../", hint="e.g. /oms/my-repository/"
+        )
+    own = sorted(OWN_DIRS.intersection(prefix.split("/")))
+    if own:
+        raise InvalidInputError(
+            f"etcd prefix {shown(prefix)} has the part {own[0]!r}, a name oms gives its own keys "
+            "(under another store's prefix, this store's keys would be among that store's)",
+            hint="name the store's prefix otherwise, e.g. /oms/my-repository/",
         )
     return prefix
 

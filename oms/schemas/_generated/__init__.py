@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c1fb6645d00086c8de7e8333340f8f938b8c44cf9c629e81add722635b468d78'
+SOURCE_SHA256 = 'e03cd51d55721dba032a8da5a1143ff49b5faeb95bc1a7d2894ff0d1f8685840'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -256,6 +256,7 @@ class TicketPayload(TypedDict):
     source: Literal['local', 'github']
     repository: str | None
     repository_root: NotRequired[str]
+    added_by: NotRequired[str]
     content_sha256: str
     attempt: int
     lease_token: str | None
@@ -403,6 +404,7 @@ class TicketFields(TypedDict, total=False):
     source: Literal['local', 'github']
     repository: str | None
     repository_root: str
+    added_by: str
     content_sha256: str
     attempt: int
     lease_token: str | None

@@ -94,6 +94,7 @@ def _create(
         content_sha256=sha,
         created_at=ws.now(),
         repository_root=ws.config_root,
+        added_by=ws.store.state.meta.key_id,
     )
     payload = nxt.payload if priority is None else {**nxt.payload, "priority": priority}
     result = ws.store.records("ticket").create(
@@ -194,22 +195,29 @@ def get(ws: Workspace, ticket_id: str) -> Record:
 def another_repository(ws: Workspace, ticket: Record) -> OtherRepositoryError | None:
     """Why `ticket` is not for the repository `ws` works for, or None when it is (ADR 0032). On a
     store the repository's committed `[store]` names by its own `prefix` (hosts sharing one etcd
-    cluster, each with its clone at its own path: ADR 0043 amendment `repoid`), every ticket in it
-    is the repository's; under the default prefix, which is the state root's, the clone's path
-    still decides, as on files."""
+    cluster, each with its clone at its own path: ADR 0043 amendment `repoid`), a ticket added by
+    this state root's key or by a key the person pinned for another host of theirs is the
+    repository's, wherever that host's clone is (amendment `repoparts`: a committed prefix is
+    the repository's word, which another repository can copy; the pins are the person's);
+    otherwise, and under the default prefix, which is the state root's, the clone's path still
+    decides, as on files."""
     owner = ticket_payload(ticket).get("repository_root")
-    if owner is None or owner == ws.config_root or _named_store(ws):
+    if owner is None or owner == ws.config_root or _named_by_us(ws, ticket):
         return None
     theirs, ours = shown(str(owner)), shown(ws.config_root)
     why = f"ticket {ticket.record_id} belongs to the repository {theirs} (this is {ours})"
     return OtherRepositoryError(why, hint=f"run oms in {theirs}")
 
 
-def _named_store(ws: Workspace) -> bool:
+def _named_by_us(ws: Workspace, ticket: Record) -> bool:
     """Is the store one the repository's committed configuration names for itself (an etcd store
-    under an explicit `prefix`)?"""
+    under an explicit `prefix`), and `ticket` added there by a key of this person's hosts (this
+    state root's, or one pinned: `Workspace.ticket_keys`; None: a launched worker's own process,
+    whose deliverer judged its ticket)?"""
     store = ws.config().store
-    return store.backend == "etcd" and store.prefix is not None
+    if store.backend != "etcd" or store.prefix is None:
+        return False
+    return ws.ticket_keys is None or ticket_payload(ticket).get("added_by") in ws.ticket_keys
 
 
 def content(ws: Workspace, ticket: Record) -> JsonObject:

@@ -61,6 +61,9 @@ class Workspace:
         self._head: Head | None = None
         self.on_etcd = False  # this command is served on an etcd store (`attach_etcd`)
         self.host_name: str | None = None  # this host's name, once asked (`host`)
+        # the state keys whose tickets are this repository's on a store it names (ADR 0043
+        # amendment `repoparts`): this state root's, and on etcd the ones the person pinned
+        self.ticket_keys: frozenset[str] | None = frozenset({store.state.meta.key_id})
 
     @classmethod
     def open(
@@ -128,7 +131,10 @@ class Workspace:
             return
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
-        self.store.backend = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
+        found = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
+        if found is not None:
+            self.ticket_keys = frozenset({state.meta.key_id, *found.pinned})
+        self.store.backend = found
 
     def attach_spec_store(self, store: Mapping[str, object]) -> None:
         """Serve this workspace's records and events from the etcd store a launch spec names
@@ -147,6 +153,7 @@ class Workspace:
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
         self.store.backend = etcd_at([str(e) for e in endpoints], prefix, line)
+        self.ticket_keys = None  # its deliverer judged whose ticket it is (amendment `repoparts`)
 
     def _names_etcd(self) -> bool:
         """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid

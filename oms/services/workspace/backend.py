@@ -131,7 +131,7 @@ def refuse_etcd_named(backend: str, where: str) -> None:
         raise ConfigError(
             f'{where}: store.backend = "etcd" is served only by `oms ticket add`, `oms ticket '
             "list`, `oms status`, `oms store verify`, `oms audit verify|log`, `oms worker "
-            "deliver` (with its worker's own processes), `oms conductor tick|run` and `oms "
-            "proxy` so far (ADR 0043)",
+            "deliver` (with its worker's own processes), `oms conductor tick|run`, `oms "
+            "dispatch cancel` and `oms proxy` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )

@@ -100,6 +100,7 @@ def test_an_unreachable_cluster_is_one_line_and_nothing_is_written(
         ("ticket", "add", "--title", "Lost", "--no-body"),
         ("ticket", "list"),
         ("status",),
+        ("dispatch", "cancel", "tkt-1", "--reason", "lost"),  # branch attack-parts
     ):
         began = time.monotonic()
         code, out = _oms(oms, chain, *args)

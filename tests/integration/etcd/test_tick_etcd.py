@@ -22,7 +22,7 @@ from oms.adapters.etcd.store import EtcdStore
 from oms.canonical import JsonObject, stable_id
 from oms.domain import pool as pool_rules
 from oms.domain import workers as worker_machine
-from oms.errors import LeaseError
+from oms.errors import LeaseError, OtherRepositoryError
 from oms.services.admin.setup import init
 from oms.services.chain import tickets
 from oms.services.conductor import pool
@@ -197,18 +197,29 @@ def test_two_hosts_tick_the_same_tickets_each_launched_once_and_audited_clean(
 
 
 def test_a_ticket_added_in_one_hosts_clone_is_every_clones_on_a_store_the_repository_names(
-    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each host has its own clone, at its own path: a ticket added in one is the repository's on
     a store whose `prefix` the repository names, not only the clone's (ADR 0043 amendment
-    `repoid`). Before, host b took host a's ticket as another repository's: its fill skipped it
-    and its deliverer failed the attempt, five times, into quarantine."""
+    `repoid`), once the person pinned the adding host's key on the other (amendment `repoparts`).
+    Before, host b took host a's ticket as another repository's: its fill skipped it and its
+    deliverer failed the attempt, five times, into quarantine."""
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)  # the prefix named in the repository
     clone = chain.base / "clone-b"
     subprocess.run(["git", "clone", "-q", str(chain.repo), str(clone)], check=True)
     init(str(chain.base / "state-b"), str(clone))
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         added = tickets.add(ws, "Added on host a", "")
+        meta = ws.store.state.meta
+    assert ticket_payload(added).get("added_by") == meta.key_id
+    with Workspace.open(str(chain.base / "state-b"), str(clone), etcd=True) as ws:
+        with pytest.raises(OtherRepositoryError):  # host a's key not pinned yet
+            tickets.get(ws, added.record_id)
+    settings = chain.base / "config-b"
+    (settings / "oms").mkdir(parents=True)
+    pin = f'[hosts]\nhost-a = "{meta.key_id}:{meta.public_key.hex()}"\n'
+    (settings / "oms" / "etcd.toml").write_text(pin)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(settings))
     with Workspace.open(str(chain.base / "state-b"), str(clone), etcd=True) as ws:
         assert ws.config_root != str(chain.repo)
         found = tickets.get(ws, added.record_id)

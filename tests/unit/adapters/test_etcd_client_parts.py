@@ -72,3 +72,10 @@ def test_a_key_prefix_is_slash_names_slash(prefix: str) -> None:
 def test_a_bad_key_prefix_is_refused(prefix: str) -> None:
     with pytest.raises(InvalidInputError, match="etcd prefix"):
         check_prefix(prefix)
+
+
+@pytest.mark.parametrize("prefix", ["/oms/a/ledger/", "/oms/a/latest/ticket/", "/hosts/"])
+def test_a_prefix_inside_a_stores_key_directories_is_refused(prefix: str) -> None:
+    """(ADR 0043 amendment `repoparts`: its keys would be among another store's own.)"""
+    with pytest.raises(InvalidInputError, match="a name oms gives its own keys"):
+        check_prefix(prefix)

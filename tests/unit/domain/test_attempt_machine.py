@@ -40,6 +40,7 @@ class AttemptMachine(RuleBasedStateMachine):
             content_sha256="0" * 64,
             created_at=T0,
             repository_root="/repo",
+            added_by="a" * 64,
         )
         self.state, self.payload = nxt.state, nxt.payload
         self.now = T0

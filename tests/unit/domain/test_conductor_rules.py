@@ -186,6 +186,7 @@ def _leased(attempt: int = 1, failures: list[dict[str, Any]] | None = None) -> T
         content_sha256="0" * 64,
         created_at=T0,
         repository_root="/r",
+        added_by="a" * 64,
     ).payload
     payload: TicketPayload = {**base, "attempt": attempt}
     if failures is not None:

@@ -26,6 +26,7 @@ def _ticket(reason: str | None) -> TicketPayload:
         content_sha256="0" * 64,
         created_at=T0,
         repository_root="/r",
+        added_by="a" * 64,
     )
     return {**new.payload, "reason": reason}
 

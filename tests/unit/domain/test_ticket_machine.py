@@ -31,6 +31,7 @@ def fresh() -> Next[TicketPayload]:
         content_sha256="c" * 64,
         created_at=T0,
         repository_root="/r",
+        added_by="a" * 64,
     )
 
 

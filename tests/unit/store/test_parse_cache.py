@@ -26,6 +26,7 @@ def _create(store: Store) -> Path:
         content_sha256="0" * 64,
         created_at="2026-12-01T00:00:00.000Z",
         repository_root="/repo",
+        added_by="a" * 64,
     )
     store.records("ticket").create(
         "tkt-1",
