@@ -50,6 +50,7 @@ def fill(ws: Workspace, tickets: int, workers: int) -> None:
             content_sha256="0" * 64,
             created_at=now,
             repository_root=ws.config_root,
+            added_by=ws.store.state.meta.key_id,
         )
         state = "done" if n % 2 else "blocked"
         records.create(

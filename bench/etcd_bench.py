@@ -154,6 +154,7 @@ def fill_tickets(ws: Workspace, count: int, threads: int, *, blocked: bool = Fal
                 content_sha256=sha,
                 created_at=T0,
                 repository_root=ws.config_root,
+                added_by=ws.store.state.meta.key_id,
             )
             if blocked:
                 nxt = machine.block(nxt.state, nxt.payload, reason="waits for a person")

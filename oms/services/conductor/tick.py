@@ -6,7 +6,7 @@ worker is a line in the report, never the end of the pass). Where each lives is 
 module of this package, `notify/notices.py`, or a function of this one (reconcile, expire, close,
 compact, checkpoint). This list is the one place that says what each does; `oms conductor tick
 --help` and README's tour only name them, and `tests/unit/services/test_conductor_phases.py`
-holds this list, those two and the `run` calls of `tick` to `PHASES`
+holds this list, those two and the `run` calls of `_phases` to `PHASES`
 (docs/architecture.md "How to add a conductor phase"):
 1. reconcile — every worker against one `tmux list-panes`: alive, pane dead, pane gone, not started;
    an ended pane ends its session and worker with its end reason; a tagged pane with no worker

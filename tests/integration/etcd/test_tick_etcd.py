@@ -11,7 +11,9 @@ import dataclasses
 import json
 import os
 import subprocess
+import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -364,7 +366,12 @@ def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
         runner = threading.Thread(target=run, daemon=True)
         runner.start()
         try:
-            eventually(lambda: len(ticks) == 1, timeout=30, what="the first tick")
+            try:
+                eventually(lambda: len(ticks) == 1, timeout=30, what="the first tick")
+            except AssertionError as exc:  # where the loop's thread is, to find what holds it
+                frame = sys._current_frames().get(runner.ident or 0)
+                where = "".join(traceback.format_stack(frame)) if frame else "(ended)"
+                raise AssertionError(f"{exc}\nthe loop's thread:\n{where}") from None
             assert isinstance(ticks[0], conductor.Tick), ticks
             with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as other:
                 tickets.add(other, "Wakes it", "")  # a write of another process: the watch

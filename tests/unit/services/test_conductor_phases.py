@@ -1,6 +1,6 @@
 """A tick's phases are named in one list, `services/conductor/tick.py` `PHASES`, and every place
 that names them agrees with it (docs/architecture.md "How to add a conductor phase"): the `run`
-calls of `tick`, the module's numbered list of what each phase does, `oms conductor tick --help`
+calls of `_phases`, the module's numbered list of what each phase does, `oms conductor tick --help`
 and README's tour. A newcomer who adds a phase is sent here by the first of them they forget; the
 fleet tests and the tick bench read `PHASES` itself."""
 
@@ -20,7 +20,7 @@ def _names(text: str) -> list[str]:
 
 
 def test_the_tick_runs_its_phases_in_the_order_phases_names() -> None:
-    (function,) = ast.parse(inspect.getsource(conductor.tick)).body
+    (function,) = ast.parse(inspect.getsource(conductor._phases)).body  # (the tick's phases)
     assert isinstance(function, ast.FunctionDef)
     runs = [
         statement.value.args[0].value
