@@ -104,7 +104,8 @@ def test_an_idle_tick_takes_no_pool_lock(fleet: Fleet, monkeypatch: pytest.Monke
     idle = fleet.tick()  # (its reconcile may still see the ended worker's pane go: not fill's)
     assert not idle.internal, idle.internal
     (filled,) = [p for p in idle.phases if p.name == "fill"]
-    assert not filled.done and not filled.skipped, idle
+    assert not filled.done, idle
+    assert not filled.skipped, idle
 
 
 def test_a_failed_attempt_is_retried_after_its_backoff_and_a_blocked_one_waits(
