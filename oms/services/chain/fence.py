@@ -138,7 +138,8 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
 
 def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> list[str]:
     """Park every worker that has not ended (a recorded result's too: its agent still runs) whose
-    ticket `keep` selects and whose attempt is fenced; their ids."""
+    ticket `keep` selects and whose attempt is fenced; the ids of those now parked for a lapse,
+    whoever wrote it (its pane's supervisor may have seen the lapse first)."""
     parked = []
     tickets = ws.store.records("ticket")
     dispatches = ws.store.records("dispatch")
@@ -149,9 +150,14 @@ def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> li
         if not keep(tickets.read(worker_payload(worker)["ticket_id"])):
             continue
         why = reason(ws, dispatches.read(worker_id))
-        if why is not None and park(ws, worker_id, why, actor):
+        if why is not None and (park(ws, worker_id, why, actor) or _fence_parked(ws, worker_id)):
             parked.append(worker_id)
     return parked
+
+
+def _fence_parked(ws: Workspace, worker_id: str) -> bool:
+    payload = worker_payload(ws.store.records("worker").read(worker_id))
+    return fence.parked_by_fence(payload["health"], payload.get("health_reason")) is not None
 
 
 def expire_leases(ws: Workspace) -> tuple[list[Record], list[str]]:

@@ -475,6 +475,30 @@ def _github_bound(chain: Chain) -> Bound:
     )
 
 
+def test_a_worker_its_supervisor_parked_first_is_reported_by_the_revocation(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The running pane's supervisor may see the revocation and park its worker before the CLI's
+    sweep reaches it (a full run saw `parked_workers: []`): the worker is still reported, since it
+    is parked for the lapse."""
+    bound = _github_bound(chain)  # its worker is written when the dispatch is accepted
+    revoke = live.revoke
+
+    def revoke_then_the_supervisor_parks(ws: Any, repository: str, why: str) -> Any:
+        rec = revoke(ws, repository, why)
+        dispatch = ws.store.records("dispatch").read(bound.dispatch_id)
+        lapse = fence_service.reason(ws, dispatch)
+        assert lapse is not None
+        assert fence_service.park(ws, bound.dispatch_id, lapse, "oms-supervisor")
+        return rec
+
+    monkeypatch.setattr(live, "revoke", revoke_then_the_supervisor_parks)
+    with chain.workspace() as ws:
+        _, parked = fence_service.revoke(ws, "acme/widgets", "stop now")
+    assert parked == [bound.dispatch_id]
+    assert _worker(chain, bound.dispatch_id)[1] == "parked"
+
+
 def test_a_cancelled_dispatch_is_fenced(chain: Chain) -> None:
     """`oms dispatch cancel` leaves the lease held: the dispatch's own state fences it."""
     bound = bind(chain)
