@@ -355,6 +355,7 @@ def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
 
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         ws.host_name = "host-a"
+        conductor.tick(ws)  # the first tick writes the pool's record, which would wake the loop
         loop = Loop(ws, 3600.0, report, lambda: bool(stop), max_ticks=2)
 
         def run() -> None:  # what ends the loop (its lock refused or lost) is seen, not hidden
@@ -367,12 +368,13 @@ def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
         runner.start()
         try:
             try:
-                eventually(lambda: len(ticks) == 1, timeout=30, what="the first tick")
+                eventually(lambda: len(ticks) >= 1, timeout=30, what="the first tick")
             except AssertionError as exc:  # where the loop's thread is, to find what holds it
                 frame = sys._current_frames().get(runner.ident or 0)
                 where = "".join(traceback.format_stack(frame)) if frame else "(ended)"
                 raise AssertionError(f"{exc}\nthe loop's thread:\n{where}") from None
             assert isinstance(ticks[0], conductor.Tick), ticks
+            assert len(ticks) == 1, "the loop woke with nothing changed"
             with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as other:
                 tickets.add(other, "Wakes it", "")  # a write of another process: the watch
             eventually(lambda: len(ticks) == 2, timeout=30, what="a second tick, woken")
