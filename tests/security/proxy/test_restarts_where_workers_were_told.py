@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access
+from oms.fsio.procinfo import start_ticks
 from oms.process import reap
 from oms.services.proxy import control as proxy_control
 from tests.chain import Chain, make_chain
@@ -52,9 +53,9 @@ def _killed(chain: Chain) -> int:
     pid = access.integer(first.record, "pid")
     os.kill(pid, signal.SIGKILL)
 
-    def gone() -> bool:
-        reap(pid)
-        return pid not in proxies_of(str(chain.state))  # (a zombie is not listed)
+    def gone() -> bool:  # as the record's status asks: an exiting process, its cmdline already
+        reap(pid)  # empty, is not listed by `proxies_of` yet still counts as running (a full run)
+        return start_ticks(pid) is None  # (a zombie counts as gone)
 
     eventually(gone, timeout=GONE_S, what=f"the proxy {pid} gone after SIGKILL")
     return access.integer(first.record, "port")
