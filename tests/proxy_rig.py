@@ -156,6 +156,60 @@ class Rig:
     def connect(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
 
+    def hammered(self, token: str, fact: Callable[[], None]) -> Hammered:
+        """Whole Anthropic requests with `token` sent back to back from a thread: three forwarded,
+        then `fact` (what must end the attempt's requests), then five more sent; what each got."""
+        from tests.helpers import eventually
+
+        path, whole = "/p/claude-mock/v1/messages", dict(MESSAGES, stream=False)
+        sent: list[tuple[float, int]] = []
+        stop = threading.Event()
+
+        def hammer() -> None:
+            while not stop.is_set():
+                at = time.monotonic()
+                status, _, _ = self.post(path, whole, {"x-api-key": token})
+                sent.append((at, status))
+
+        thread = threading.Thread(target=hammer, daemon=True)
+        thread.start()
+        try:
+            eventually(
+                lambda: sum(1 for _, s in sent if s == 200) >= 3,
+                timeout=30,
+                what="three requests forwarded before the fact",
+            )
+            fact()
+            written, heard = time.monotonic(), len(self.mock.heard)
+            eventually(
+                lambda: sum(1 for at, _ in sent if at > written) >= 5,
+                timeout=30,
+                what="five requests sent after the fact",
+            )
+        finally:
+            stop.set()
+            thread.join(30)
+        return Hammered(sent, written, heard)
+
+
+@dataclass
+class Hammered:
+    """What `Rig.hammered` sent: (when, status) per request, when the fact was written, and how
+    many requests the upstream had heard by then."""
+
+    sent: list[tuple[float, int]]
+    written: float
+    heard_then: int
+
+    @property
+    def after(self) -> list[int]:
+        """The statuses of the requests sent after the fact."""
+        return [status for at, status in self.sent if at > self.written]
+
+    @property
+    def forwarded(self) -> int:
+        return sum(1 for _, status in self.sent if status == 200)
+
 
 def make_rig(
     tmp_path: Path,

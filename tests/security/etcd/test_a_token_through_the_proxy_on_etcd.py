@@ -11,8 +11,6 @@ on files)."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +19,6 @@ import pytest
 from oms.services.proxy import tokens as proxy_tokens
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
-from tests.helpers import eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
 from tests.integration.etcd.test_deliver_etcd import EtcdChain
 from tests.proxy_rig import MESSAGES, Rig, make_rig
@@ -54,37 +51,9 @@ def test_no_request_is_forwarded_once_the_cluster_says_the_attempt_may_no_longer
     dispatch_id = acknowledged(rig)
     with rig.chain.workspace() as ws:
         token = proxy_tokens.issue_token(ws, dispatch_id, "claude-mock")
-    sent: list[tuple[float, int]] = []  # (when the request was sent, its status)
-    stop = threading.Event()
-
-    def hammer() -> None:
-        while not stop.is_set():
-            at = time.monotonic()
-            status, _, _ = rig.post(PATH, WHOLE, {"x-api-key": token})
-            sent.append((at, status))
-
-    thread = threading.Thread(target=hammer, daemon=True)
-    thread.start()
-    try:
-        eventually(
-            lambda: sum(1 for _, s in sent if s == 200) >= 3,
-            timeout=30,
-            what="three requests forwarded before the fact",
-        )
-        CAUSES[cause](rig, dispatch_id)
-        written = time.monotonic()
-        heard_then = len(rig.mock.heard)
-        eventually(
-            lambda: sum(1 for at, _ in sent if at > written) >= 5,
-            timeout=30,
-            what="five requests sent after the fact",
-        )
-    finally:
-        stop.set()
-        thread.join(30)
-    after = [status for at, status in sent if at > written]
-    assert all(status in (401, 403) for status in after), (cause, after)
-    assert len(rig.mock.heard) <= heard_then + 1, "the upstream heard requests sent after the fact"
+    got = rig.hammered(token, lambda: CAUSES[cause](rig, dispatch_id))
+    assert all(status in (401, 403) for status in got.after), (cause, got.after)
+    assert len(rig.mock.heard) <= got.heard_then + 1, "the upstream heard requests sent after it"
     status, _, _ = rig.post(PATH, WHOLE, {"x-api-key": token})  # replayed once it all settled
     assert status in (401, 403), status
 

@@ -14,8 +14,6 @@ request sent after the write returned must be refused, and the upstream must hea
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,8 +30,7 @@ from oms.services.workspace import Workspace
 from oms.store import Record
 from oms.store.payloads import worker_payload
 from tests.chain import accepted
-from tests.helpers import eventually
-from tests.proxy_rig import MESSAGES, Rig, make_rig
+from tests.proxy_rig import Rig, make_rig
 
 
 @pytest.fixture
@@ -120,38 +117,7 @@ def test_no_request_is_forwarded_once_the_attempt_may_no_longer_act(rig: Rig, ca
     dispatch_id = acknowledged(rig, github=cause == "revoked")
     with rig.chain.workspace() as ws:
         token = proxy_tokens.issue_token(ws, dispatch_id, "claude-mock")
-    sent: list[tuple[float, int]] = []  # (when the request was sent, its status)
-    stop = threading.Event()
-
-    def hammer() -> None:
-        while not stop.is_set():
-            at = time.monotonic()
-            whole = dict(MESSAGES, stream=False)
-            status, _, _ = rig.post("/p/claude-mock/v1/messages", whole, {"x-api-key": token})
-            sent.append((at, status))
-
-    thread = threading.Thread(target=hammer, daemon=True)
-    thread.start()
-    try:
-        _until(
-            lambda: sum(1 for _, s in sent if s == 200) >= 3,
-            "three requests forwarded before the fact",
-        )
-        CAUSES[cause](rig, dispatch_id)
-        written = time.monotonic()
-        heard_then = len(rig.mock.heard)
-        _until(
-            lambda: sum(1 for at, _ in sent if at > written) >= 5,
-            "five requests sent after the fact",
-        )
-    finally:
-        stop.set()
-        thread.join(30)
-    after = [status for at, status in sent if at > written]
-    assert all(status in (401, 403) for status in after), (cause, after)
-    assert len(rig.mock.heard) <= heard_then + 1, "the upstream heard requests sent after the fact"
-    assert len(rig.mock.heard) == sum(1 for _, s in sent if s == 200)  # only what was let through
-
-
-def _until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    eventually(predicate, timeout=timeout, what=what)
+    got = rig.hammered(token, lambda: CAUSES[cause](rig, dispatch_id))
+    assert all(status in (401, 403) for status in got.after), (cause, got.after)
+    assert len(rig.mock.heard) <= got.heard_then + 1, "the upstream heard requests sent after it"
+    assert len(rig.mock.heard) == got.forwarded  # only what was let through
