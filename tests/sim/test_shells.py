@@ -17,7 +17,16 @@ import pytest
 
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.providers.base import LaunchPlan
-from oms.errors import OmsError
+from oms.canonical import JsonObject
+from oms.domain.sandbox_limits import SandboxLimits
+from oms.errors import (
+    CgroupUnavailableError,
+    OmsError,
+    SandboxUnavailableError,
+    WorktreeNeedsPersonError,
+)
+from oms.schemas.payloads import DispatchPayload
+from oms.services.checkout import planned
 from oms.services.delivery.service import Delivery
 from oms.services.workspace import Workspace
 from tests.chain import Chain, accepted, use_worker
@@ -49,6 +58,44 @@ class _Agent:
 
     def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
         return "typed"
+
+
+class _Sandbox:
+    """The host's sandbox, but refusing as often as the seed says (bubblewrap gone, no cgroup)."""
+
+    def __init__(self, rng: random.Random, bwrap: float, cgroup: float) -> None:
+        self.rng, self.bwrap, self.cgroup = rng, bwrap, cgroup
+
+    def probe(self) -> None:
+        if self.rng.random() < self.bwrap:
+            raise SandboxUnavailableError("(the simulator's) no bubblewrap here")
+
+    def trial(self, limits: SandboxLimits) -> None:
+        if self.rng.random() < self.cgroup:
+            raise CgroupUnavailableError("(the simulator's) no cgroup here")
+
+
+class _Checkout:
+    """The real git checkout, but refusing as often as the seed says (a worktree broken by
+    hand)."""
+
+    def __init__(self, rng: random.Random, refusals: float) -> None:
+        self.rng, self.refusals = rng, refusals
+
+    def ready(
+        self,
+        payload: DispatchPayload,
+        evidence: JsonObject | None,
+        repository: str,
+        *,
+        bound: bool,
+    ) -> None:
+        if self.rng.random() < self.refusals:
+            raise WorktreeNeedsPersonError("(the simulator's) worktree broken by hand")
+        planned.ready(payload, evidence, repository, bound=bound)
+
+    def verify(self, payload: DispatchPayload, repository: str, *, own_work: bool = False) -> None:
+        planned.verify(payload, repository, own_work=own_work)
 
 
 def _ends(ws: Workspace, dispatch_id: str) -> int:
@@ -84,7 +131,7 @@ def test_the_real_shells_over_memory_panes_start_once_and_end_once(
     dispatch_ids = [d for d, _ in launches]
     panes = MemoryPanes(rng, faults=0.2, crashes=0.5)
     with deliverable.workspace() as ws:
-        d = Delivery.open(ws)
+        d = Delivery.open(ws, sandbox=_Sandbox(rng, 0.05, 0.05), checkout=_Checkout(rng, 0.1))
         d.panes = panes
         d.activator = _Agent(panes)
         for _ in range(STEPS):
@@ -128,3 +175,31 @@ def test_an_event_delivered_again_after_its_deliverer_died_past_its_pane_parks(
         assert outcome["status"] == "parked"
         assert panes.started[dispatch_id] == 1
         _check(ws, panes, [dispatch_id])
+
+
+@pytest.mark.parametrize("refused", ["sandbox", "cgroup", "checkout"])
+def test_a_launch_the_sandbox_or_the_checkout_refuses_starts_no_pane_and_parks(
+    deliverable: Chain, refused: str
+) -> None:
+    """What the launch asks of the host (`interface.Sandbox`) and of git (`interface.Checkout`)
+    refuses: no pane, the worker parked with the reason, the receipt keeping it (the same event
+    again starts nothing either)."""
+    use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable)
+    panes = MemoryPanes(random.Random(0))
+    rng = random.Random(0)
+    sandbox = _Sandbox(rng, float(refused == "sandbox"), float(refused == "cgroup"))
+    checkout = _Checkout(rng, float(refused == "checkout"))
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws, sandbox=sandbox, checkout=checkout)
+        d.panes = panes
+        d.activator = _Agent(panes)
+        for _ in range(2):
+            outcome = d.deliver(event_id)["outcome"]
+            assert isinstance(outcome, dict)
+            assert outcome["status"] == "parked", outcome
+        assert panes.started.get(dispatch_id, 0) == 0
+        worker = ws.store.records("worker").read(dispatch_id)
+        assert worker.payload["health"] == "parked"
+        shown = {"sandbox": "no bubblewrap", "cgroup": "no cgroup", "checkout": "broken by hand"}
+        assert shown[refused] in str(worker.payload.get("health_reason")), worker.payload

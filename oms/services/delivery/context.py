@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Self
 
 from oms.adapters.activation import Activator, Tui
+from oms.adapters.host_sandbox import HostSandbox
 from oms.adapters.panes import TMUX_CONF, TmuxPanes, socket_problem
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import next_after
@@ -22,8 +23,9 @@ from oms.domain import hosts
 from oms.domain.machine import Next
 from oms.errors import AlreadyExistsError, OtherHostError, UnsafeFileError
 from oms.services.chain import worker_moves
+from oms.services.checkout import planned
 from oms.services.delivery import plans, proxy_route, session_events
-from oms.services.delivery.interface import Panes
+from oms.services.delivery.interface import Checkout, Panes, Sandbox
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
 from oms.store.payloads import as_json, worker_payload
@@ -43,6 +45,8 @@ class DeliveryContext:
     executable: str
     env: Mapping[str, str]
     activator: Activator | None = None
+    sandbox: Sandbox = field(default_factory=HostSandbox)
+    checkout: Checkout = field(default_factory=lambda: planned)
 
     @classmethod
     def open(
@@ -50,8 +54,12 @@ class DeliveryContext:
         ws: Workspace,
         env: Mapping[str, str] | None = None,
         activator: Activator | None = None,
+        *,
+        sandbox: Sandbox | None = None,
+        checkout: Checkout | None = None,
     ) -> Self:
-        """The context with oms's own tmux server and the running executable."""
+        """The context with oms's own tmux server and the running executable (the host's sandbox
+        and the attempt's git checkout unless others are given: the simulator's)."""
         source = dict(os.environ if env is None else env)
         root = ws.store.state.root
 
@@ -82,7 +90,15 @@ class DeliveryContext:
             os.path.join(ws.store.path, "tmux.conf"),
             guard,
         )
-        return cls(ws, panes, plans.resolve_executable(source), source, activator)
+        return cls(
+            ws,
+            panes,
+            plans.resolve_executable(source),
+            source,
+            activator,
+            sandbox if sandbox is not None else HostSandbox(),
+            checkout if checkout is not None else planned,
+        )
 
     @property
     def keys(self) -> Activator:

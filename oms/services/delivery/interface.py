@@ -1,18 +1,26 @@
-"""What the delivery shells need of a pane server: the `Panes` protocol.
+"""What the delivery shells need of the world: a pane server (`Panes`), the host's sandbox
+(`Sandbox`) and the attempt's git checkout (`Checkout`).
 
 The shells (`launch.py`, `reconcile.py`, `lifecycle.py`, `native_resume.py`, `messages.py`, the
 conductor's tick) take a `Panes` and never name tmux: `adapters/panes.TmuxPanes` is oms's own tmux
 server, which implements it; `tests/sim/panes.py` is an in-memory one the simulator drives the real
 shells against (docs/adr/0042-decisions-in-machines-a-simulator.md). Typing into a pane needs only a
-part of it (`adapters/activation.Screen`), which every `Panes` is.
+part of it (`adapters/activation.Screen`), which every `Panes` is. A launch asks the `Sandbox`
+(`adapters/host_sandbox.HostSandbox`) and the `Checkout` (`services/checkout/planned`) through its
+context too, so the simulator can make either refuse.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from oms.adapters.panes import Pane
 from oms.limits import LIMITS
+
+if TYPE_CHECKING:
+    from oms.canonical import JsonObject
+    from oms.domain.sandbox_limits import SandboxLimits
+    from oms.schemas.payloads import DispatchPayload
 
 
 class Panes(Protocol):
@@ -74,4 +82,38 @@ class Panes(Protocol):
 
     def kill_server(self) -> None:
         """Stop the server and every session on it."""
+        ...
+
+
+class Sandbox(Protocol):
+    """The host's sandbox, asked before a worker's pane: no sandbox, no launch."""
+
+    def probe(self) -> None:
+        """`SandboxUnavailableError` with the reason when no sandbox of a worker's shape runs."""
+        ...
+
+    def trial(self, limits: SandboxLimits) -> None:
+        """`CgroupUnavailableError` when no cgroup holding `limits` can be made."""
+        ...
+
+
+class Checkout(Protocol):
+    """The attempt's git worktree, made ready and verified before its first launch (or verified,
+    with its own work in it, before a relaunch)."""
+
+    def ready(
+        self,
+        payload: DispatchPayload,
+        evidence: JsonObject | None,
+        repository: str,
+        *,
+        bound: bool,
+    ) -> None:
+        """The planned, clean checkout (an earlier attempt's work salvaged), or
+        `WorktreeNeedsPersonError`."""
+        ...
+
+    def verify(self, payload: DispatchPayload, repository: str, *, own_work: bool = False) -> None:
+        """The worktree is the dispatch's, at its recorded commit (`own_work`: with the attempt's
+        own changes in it)."""
         ...

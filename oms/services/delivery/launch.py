@@ -2,8 +2,9 @@
 for `resume` of a worker that never started — both under the deliverer's outbox lock.
 
 Authority (`services/chain/authority.py`) → the worker is an idle, healthy or parked reservation →
-alone in its worktree → agent CLI version and bubblewrap → a first launch's checkout made ready (an
-earlier attempt's work salvaged, its commit restored: `checkout.ready`) → checkout verification →
+alone in its worktree → agent CLI version, bubblewrap and cgroups (`d.sandbox`) → a first launch's
+checkout made ready (an earlier attempt's work salvaged, its commit restored: `d.checkout.ready`) →
+checkout verification →
 plan, home and launch spec → live contact journaled → pane → pane registry → session → activation →
 the worker healthy (`working` once hooks and bridge prove themselves: `chain/liveness.py`).
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from oms.adapters import bwrap, cgroups
 from oms.adapters.activation import ActivationError, Witness
 from oms.adapters.panes import Pane
 from oms.canonical import Json, JsonObject, access, parse_ts, stable_id
@@ -38,7 +38,6 @@ from oms.fsio import Root
 from oms.schemas.payloads import SessionState
 from oms.services.chain import fence, live, liveness
 from oms.services.chain.authority import Authority, check_dispatch
-from oms.services.checkout import planned as checkout
 from oms.services.containment import reaper
 from oms.services.delivery import plans, registration, session_events, start_guard
 from oms.services.delivery import spec as launch_spec
@@ -227,21 +226,21 @@ def prepare(
     ]  # one tmux call for both questions
     fence.require_alone(d.ws, dispatch, running)
     plans.check_cli_version(payload["provider_mode"])  # the cheap refusals before any reset
-    bwrap.probe()  # no sandbox, no launch: a missing or unusable bubblewrap parks with its reason
+    d.sandbox.probe()  # no sandbox, no launch: a missing or broken bubblewrap parks with its reason
     approved = payload.get("role_limits")  # approved (`check_role`)
     if approved is None:
         raise IntegrityError("field 'role_limits' is missing")
     limits = sandbox_limits.from_json(approved)
-    cgroups.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
+    d.sandbox.trial(limits)  # no cgroup, no launch: parks with its reason (ADR 0025)
     if payload.get("role_network", NETWORK_DEFAULT) != NETWORK_DEFAULT:  # (ADR 0043, attack-agent)
         out_of_reach(d.ws.store.backend, 'a worker with network = "host"')
     if resume is None:  # a first launch: an earlier attempt's work salvaged, the commit restored
         prior = payload["prior_failure_evidence"]
         evidence = d.ws.store.evidence.get(prior).body if isinstance(prior, str) else None
         bound = d.session(payload["session_id"]) is not None or dispatch.record_id in running
-        checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
+        d.checkout.ready(payload, evidence, d.ws.config_root, bound=bound)
     else:
-        checkout.verify(payload, d.ws.config_root, own_work=True)
+        d.checkout.verify(payload, d.ws.config_root, own_work=True)
     tools = role_tools(authority.policy, authority.role.role_id)
     plan = d.plan(dispatch, authority.role.argv, tools, authority.instructions, resume=resume)
     sandboxes = d.ws.store.sandboxes()
