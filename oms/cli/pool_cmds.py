@@ -10,7 +10,7 @@ import typer
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, table, workspace
 
 if TYPE_CHECKING:
-    from oms.canonical import JsonObject
+    from oms.schemas.payloads import PoolPayload
     from oms.services.conductor.pool import Occupancy
 
 app = typer.Typer(
@@ -20,13 +20,11 @@ app = typer.Typer(
 )
 
 
-def _show(payload: JsonObject, occupancy: Occupancy) -> None:
-    from oms.canonical import access
-
-    slots = [s for s in access.array(payload, "slots") if isinstance(s, dict)]
+def _show(payload: PoolPayload, occupancy: Occupancy) -> None:
+    slots = payload["slots"]
     table(
         ("slot", "state", "ticket", "since"),
-        [[s["name"], s["state"], occupancy.held.get(str(s["name"])), s["since"]] for s in slots],
+        [[s["name"], s["state"], occupancy.held.get(s["name"]), s["since"]] for s in slots],
     )
     typer.echo(f"next index {payload['next_index']} (indices are never reused)")
 

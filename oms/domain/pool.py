@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import NamedTuple, TypeAlias
 
-from oms.canonical import Json, JsonObject, access
 from oms.errors import InvalidInputError
+from oms.schemas.payloads import PoolPayload, PoolSlotsItem
 
 PREFIX = "worker-"
 
@@ -40,27 +40,24 @@ class Plan(NamedTuple):
     reactivated: list[str]
 
 
-def _slots(payload: JsonObject) -> list[JsonObject]:
-    return [s for s in access.array(payload, "slots") if isinstance(s, dict)]
+def _slot(index: int, now: str) -> PoolSlotsItem:
+    return {"index": index, "name": f"{PREFIX}{index}", "state": "active", "since": now}
 
 
-def initial(target: int, now: str) -> JsonObject:
+def initial(target: int, now: str) -> PoolPayload:
     """A pool of `target` active slots, `worker-1` … `worker-<target>`."""
-    slots: list[Json] = [
-        {"index": n, "name": f"{PREFIX}{n}", "state": "active", "since": now}
-        for n in range(1, target + 1)
-    ]
+    slots = [_slot(n, now) for n in range(1, target + 1)]
     return {"next_index": target + 1, "slots": slots, "updated_at": now}
 
 
-def names(payload: JsonObject, state: str | None = None) -> list[str]:
+def names(payload: PoolPayload, state: str | None = None) -> list[str]:
     """Slot names (of one `state`, or all), by index."""
-    return [str(s["name"]) for s in _slots(payload) if state is None or s["state"] == state]
+    return [s["name"] for s in payload["slots"] if state is None or s["state"] == state]
 
 
 def scale(
-    payload: JsonObject, *, to: int, max_workers: int, busy: Collection[str], force: bool, now: str
-) -> tuple[JsonObject, Plan]:
+    payload: PoolPayload, *, to: int, max_workers: int, busy: Collection[str], force: bool, now: str
+) -> tuple[PoolPayload, Plan]:
     """Take the active slots to `to` (`busy`: slots holding a ticket or a running worker)."""
     if to < 1:
         raise InvalidInputError(
@@ -72,63 +69,57 @@ def scale(
             f"the pool's limit is max_workers = {max_workers} (asked for {to})",
             hint="raise [pool] max_workers in .oms/config.toml and commit it",
         )
-    slots = [dict(s) for s in _slots(payload)]
-    next_index = access.integer(payload, "next_index")
+    slots = [s.copy() for s in payload["slots"]]
+    next_index = payload["next_index"]
     plan = Plan([], [], [], [], [])
     active = [s for s in slots if s["state"] == "active"]
     if to > len(active):
         for slot in sorted(
-            (s for s in slots if s["state"] == "draining"), key=lambda s: int(str(s["index"]))
+            (s for s in slots if s["state"] == "draining"), key=lambda s: s["index"]
         ):
             if len([s for s in slots if s["state"] == "active"]) >= to:
                 break
-            slot.update(state="active", since=now)
-            plan.reactivated.append(str(slot["name"]))
+            slot["state"], slot["since"] = "active", now
+            plan.reactivated.append(slot["name"])
         while len([s for s in slots if s["state"] == "active"]) < to:
-            slots.append(
-                {
-                    "index": next_index,
-                    "name": f"{PREFIX}{next_index}",
-                    "state": "active",
-                    "since": now,
-                }
-            )
+            slots.append(_slot(next_index, now))
             plan.added.append(f"{PREFIX}{next_index}")
             next_index += 1
     elif to < len(active):
         excess = len(active) - to
-        newest_first = sorted(active, key=lambda s: -int(str(s["index"])))
+        newest_first = sorted(active, key=lambda s: -s["index"])
         idle = [s for s in newest_first if s["name"] not in busy]
         working = [s for s in newest_first if s["name"] in busy]
         for slot in (idle + working)[:excess]:
             if slot["name"] in busy:
-                slot.update(state="draining", since=now)
-                plan.draining.append(str(slot["name"]))
+                slot["state"], slot["since"] = "draining", now
+                plan.draining.append(slot["name"])
                 if force:
-                    plan.park.append(str(slot["name"]))
+                    plan.park.append(slot["name"])
             else:
-                plan.removed.append(str(slot["name"]))
+                plan.removed.append(slot["name"])
         slots = [s for s in slots if s["name"] not in plan.removed]
-    kept: list[Json] = list(slots)
-    return {"next_index": next_index, "slots": kept, "updated_at": now}, plan
+    return {"next_index": next_index, "slots": slots, "updated_at": now}, plan
 
 
-def settle(payload: JsonObject, *, busy: Collection[str], now: str) -> tuple[JsonObject, list[str]]:
+def settle(
+    payload: PoolPayload, *, busy: Collection[str], now: str
+) -> tuple[PoolPayload, list[str]]:
     """Remove draining slots that hold nothing any more; (payload, the slots removed)."""
-    slots = _slots(payload)
-    gone = [str(s["name"]) for s in slots if s["state"] == "draining" and s["name"] not in busy]
+    slots = payload["slots"]
+    gone = [s["name"] for s in slots if s["state"] == "draining" and s["name"] not in busy]
     if not gone:
         return payload, []
-    kept: list[Json] = [s for s in slots if s["name"] not in gone]
+    kept = [s for s in slots if s["name"] not in gone]
     return {**payload, "slots": kept, "updated_at": now}, gone
 
 
-def free(payload: JsonObject, busy: Collection[str]) -> list[str]:
+def free(payload: PoolPayload, busy: Collection[str]) -> list[str]:
     """Active slots holding nothing: the capacity a tick may fill, by index."""
     return [name for name in names(payload, "active") if name not in busy]
 
 
-def offer(payload: JsonObject, busy: Collection[str], max_workers: int) -> tuple[str, ...]:
+def offer(payload: PoolPayload, busy: Collection[str], max_workers: int) -> tuple[str, ...]:
     """The free slots a tick may lease: never more than `max_workers` slots holding work (a pool
     above a lowered `max_workers` offers none)."""
     room = max(0, max_workers - len(set(busy)))
@@ -139,7 +130,7 @@ class Seen(NamedTuple):
     """What the shell observed, under the pool lock: the record's payload (None: no record yet),
     the busy slots (holding a ticket or a running worker), the config's `max_workers`, the time."""
 
-    payload: JsonObject | None
+    payload: PoolPayload | None
     busy: Collection[str]
     max_workers: int
     now: str
@@ -165,7 +156,7 @@ class Write(NamedTuple):
     """Write `payload` as the pool record's next version (its first when there is none); `why`
     names the change (the operation id)."""
 
-    payload: JsonObject
+    payload: PoolPayload
     why: str
 
 
@@ -196,7 +187,7 @@ class Decision(NamedTuple):
     """The pool after the event, the effects to perform in order, and a scale's `Plan` (a fill's
     is empty)."""
 
-    payload: JsonObject
+    payload: PoolPayload
     effects: list[Effect]
     plan: Plan
 

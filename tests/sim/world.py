@@ -21,7 +21,7 @@ from oms.domain import attempt as attempt_rules
 from oms.domain import conductor as rules
 from oms.domain import fence, pool, tickets
 from oms.domain import launch as launch_machine
-from oms.schemas.payloads import TicketPayload
+from oms.schemas.payloads import PoolPayload, TicketPayload
 from oms.store.payloads import as_json
 
 T0 = "2026-12-01T00:00:00.000Z"
@@ -67,7 +67,7 @@ class World:
     faults: bool = False  # a launch check fails: a configuration fault (ADR 0031)
     tickets: dict[str, Ticket] = field(default_factory=dict)
     attempts: dict[str, Attempt] = field(default_factory=dict)
-    pool_payload: JsonObject | None = None
+    pool_payload: PoolPayload | None = None
     log: list[str] = field(default_factory=list)
 
     # -- what a person and the world do ------------------------------------------------------

@@ -15,15 +15,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from oms.canonical import JsonObject, add_ms, next_after, stable_id
+from oms.canonical import add_ms, next_after, stable_id
 from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.limits import LIMITS
-from oms.schemas.payloads import TicketState
+from oms.schemas.payloads import PoolPayload, TicketState
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
 from oms.store.outbox import ProcessingLock
-from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
+from oms.store.payloads import (
+    as_json,
+    dispatch_payload,
+    pool_payload,
+    ticket_payload,
+    worker_payload,
+)
 
 POOL_ID = "pool"
 LOCK_CONSUMER = "oms-pool"
@@ -83,17 +89,18 @@ def read(ws: Workspace) -> Record | None:
     return ws.store.records("pool").read_if_exists(POOL_ID)
 
 
-def current(ws: Workspace) -> JsonObject:
+def current(ws: Workspace) -> PoolPayload:
     """The pool's payload (the config's `max_workers` slots until a first scale or tick made the
     record)."""
     record = read(ws)
     if record is not None:
-        return record.payload
+        return pool_payload(record)
     return pool_rules.initial(ws.config().max_workers, ws.now())
 
 
-def _write(ws: Workspace, record: Record | None, payload: JsonObject, why: str) -> Record:
+def _write(ws: Workspace, record: Record | None, pool: PoolPayload, why: str) -> Record:
     records = ws.store.records("pool")
+    payload = as_json(pool)
     if record is None:
         op = stable_id("pool-create", POOL_ID)
         return records.create(
@@ -113,7 +120,7 @@ def seen(ws: Workspace, occupancy: Occupancy) -> tuple[Record | None, pool_rules
     """What the pool machine decides on (the caller holds `lock(ws)`): the record, and what was
     seen of it and of who holds which slot."""
     record = read(ws)
-    payload = None if record is None else record.payload
+    payload = None if record is None else pool_payload(record)
     return record, pool_rules.Seen(payload, occupancy.held, ws.config().max_workers, ws.now())
 
 
@@ -126,7 +133,7 @@ def perform_writes(ws: Workspace, record: Record | None, decision: pool_rules.De
 
 def scale(
     ws: Workspace, *, to: int | None, up: int, down: int, force: bool
-) -> tuple[JsonObject, pool_rules.Plan, Occupancy]:
+) -> tuple[PoolPayload, pool_rules.Plan, Occupancy]:
     """Scale the pool (to `to`, or by `up`/`down` active slots) under the pool lock, deciding on who
     holds which slot as it is once the lock is held; (pool, plan, that occupancy). The workers to
     park (`plan.park`) are the caller's: `park_draining`, once the lock is released."""

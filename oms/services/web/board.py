@@ -21,7 +21,13 @@ from oms.services.delivery import panelog
 from oms.services.finishing import review
 from oms.services.workspace import Workspace
 from oms.store.ledger import LOG as LEDGER_LOG
-from oms.store.payloads import dispatch_payload, session_payload, ticket_payload, worker_payload
+from oms.store.payloads import (
+    as_json,
+    dispatch_payload,
+    session_payload,
+    ticket_payload,
+    worker_payload,
+)
 
 
 def _age_s(now_ms: int, at: object) -> int | None:
@@ -79,7 +85,7 @@ def board(ws: Workspace) -> JsonObject:
             }
         )
     try:
-        pool_doc: JsonObject = pool.current(ws)
+        pool_doc: JsonObject = as_json(pool.current(ws))
     except OmsError as exc:  # no committed config: the page says why
         pool_doc = {"error": exc.message}
     results: list[Json] = [

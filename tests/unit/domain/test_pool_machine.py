@@ -6,22 +6,20 @@ slot, at most one ticket a slot."""
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from oms.canonical import JsonObject
 from oms.domain import pool
 from oms.errors import InvalidInputError
+from oms.schemas.payloads import PoolPayload, PoolSlotsItem
 
 T0 = "2026-12-01T00:00:00.000Z"
 
 
-def _slots(payload: JsonObject) -> dict[str, dict[str, Any]]:
-    return {str(s["name"]): s for s in cast(list[dict[str, Any]], payload["slots"])}
+def _slots(payload: PoolPayload) -> dict[str, PoolSlotsItem]:
+    return {s["name"]: s for s in payload["slots"]}
 
 
 class PoolMachine(RuleBasedStateMachine):
@@ -30,7 +28,7 @@ class PoolMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.max_workers = 1
-        self.payload: JsonObject | None = None
+        self.payload: PoolPayload | None = None
         self.held: dict[str, str] = {}  # slot -> ticket
         self.ever: dict[str, int] = {}
         self.left: set[str] = set()
@@ -109,10 +107,10 @@ class PoolMachine(RuleBasedStateMachine):
         if self.payload is None:
             return
         for name, slot in _slots(self.payload).items():
-            index = int(slot["index"])
+            index = slot["index"]
             assert name == f"{pool.PREFIX}{index}"
             assert self.ever.setdefault(name, index) == index
-            assert index < cast(int, self.payload["next_index"])
+            assert index < self.payload["next_index"]
             assert name not in self.left  # a slot that left never comes back
 
 

@@ -4,19 +4,17 @@ idle ones leave first, and the pool never has fewer than one active slot."""
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oms.canonical import JsonObject
 from oms.domain import pool
 from oms.errors import InvalidInputError
+from oms.schemas.payloads import PoolPayload, PoolSlotsItem
 
 
-def _slots(payload: JsonObject) -> dict[str, dict[str, Any]]:
-    return {str(s["name"]): s for s in cast(list[dict[str, Any]], payload["slots"])}
+def _slots(payload: PoolPayload) -> dict[str, PoolSlotsItem]:
+    return {s["name"]: s for s in payload["slots"]}
 
 
 T0 = "2026-12-01T00:00:00.000Z"
@@ -61,10 +59,10 @@ def test_pool_invariants(start: int, sequence: list[tuple[str, int, bool, set[in
         names = pool.names(payload)
         assert len(names) == len(set(names))
         for name, slot in _slots(payload).items():
-            index = int(slot["index"])
+            index = slot["index"]
             assert name == f"worker-{index}"
             assert ever.setdefault(name, index) == index
-            assert index < cast(int, payload["next_index"])
+            assert index < payload["next_index"]
         assert not left & set(names)  # a slot that left the pool never comes back
         left |= set(before) - set(names)
 
