@@ -268,7 +268,7 @@ def show(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         rec = dispatches.get(ws, dispatch)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
@@ -288,7 +288,7 @@ def list_(
     """
     from oms.services.chain import dispatches
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         recs = dispatches.list_all(ws)
     if json_out:
         emit({"ok": True, "dispatches": [shapes.dispatch(r) for r in recs]})

@@ -42,7 +42,7 @@ def show(
     """
     from oms.services.conductor import pool
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         payload, occupancy = pool.current(ws), pool.occupancy(ws)
     if json_out:
         emit({"ok": True, "pool": payload, "held": occupancy.held})

@@ -238,12 +238,14 @@ def show(
     from oms.services.chain import tickets
     from oms.services.checkout import salvage
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         ticket = _ticket(ws, ticket)
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
-        kept = salvage.listed(ws.config_root, rec.record_id)
-        archived = compaction.summary(ws, rec.record_id)
+        kept = salvage.listed(ws.config_root, rec.record_id)  # refs of the config repository
+        # (compaction archives only on files: `oms store compact` is not served on etcd)
+        on_files = ws.store.backend is None
+        archived = compaction.summary(ws, rec.record_id) if on_files else None
     if json_out:
         emit(
             {

@@ -316,3 +316,44 @@ def test_an_edited_summary_file_on_etcd_is_refused_and_a_moved_pointer_is_seen(
     finally:
         summary.forget()
         client.close()
+
+
+@pytest.mark.cli
+def test_the_read_commands_show_the_clusters_records_not_the_files(
+    chain: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """`oms ticket show`, `oms dispatch list|show` and `oms pool show` read the cluster: before,
+    they were refused on etcd (and earlier still read the state root's files, where a ticket of the
+    same id said something else)."""
+    from tests.chain import accepted
+    from tests.integration.etcd.test_deliver_etcd import EtcdChain
+
+    with chain.workspace() as ws:  # on files: the same id, another ticket, never to be shown
+        tickets.add(ws, "On files", "")
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    on_etcd = EtcdChain(chain.base, chain.repo, chain.state, chain.advisor)
+    on_etcd.clock = chain.clock
+    dispatch_id, _ = accepted(on_etcd, "On the cluster")
+    code, out = _oms(oms, chain, "ticket", "show", "tkt-1", "--json")
+    assert code == 0, out
+    shown = json.loads(out)
+    assert shown["content"]["title"] == "On the cluster"
+    assert shown["ticket"]["state"] == "leased"
+    assert shown["compacted"] is None
+    code, out = _oms(oms, chain, "ticket", "show", "tkt-1")
+    assert code == 0, out
+    assert "# On the cluster" in out
+    code, out = _oms(oms, chain, "dispatch", "list", "--json")
+    assert code == 0, out
+    assert [(d["id"], d["state"]) for d in json.loads(out)["dispatches"]] == [
+        (dispatch_id, "accepted")
+    ]
+    code, out = _oms(oms, chain, "dispatch", "show", dispatch_id[:12], "--json")
+    assert code == 0, out
+    assert json.loads(out)["dispatch"]["id"] == dispatch_id
+    code, out = _oms(oms, chain, "pool", "show", "--json")
+    assert code == 0, out
+    assert json.loads(out)["pool"]["slots"]
+    code, out = _oms(oms, chain, "pool", "show")
+    assert code == 0, out
+    assert "worker-1" in out

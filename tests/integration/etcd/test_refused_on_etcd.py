@@ -19,13 +19,13 @@ from tests.helpers import OmsCommand
 from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
 
 REFUSED = (
-    ("ticket", "show", "tkt-1"),
     ("ticket", "lease", "tkt-1", "--worker", "w1"),
-    ("dispatch", "list"),
+    ("ticket", "expire"),
+    ("dispatch", "accept", "dsp-1"),
     ("worker", "observe", "dsp-1"),
     ("result", "show", "tkt-1"),
     ("audit", "checkpoint"),
-    ("pool", "show"),
+    ("pool", "scale", "--to", "2"),
     ("provider", "show"),
     ("store", "compact"),
     ("web",),  # checked as it starts (its requests then skip the read)
@@ -69,7 +69,7 @@ def test_a_configuration_invalid_elsewhere_still_names_its_store(
     with chain.workspace() as ws:
         tickets.add(ws, "On files", "")
     chain.edit_config(lambda text: text + '\n[store]\nbackend = "etcd"\n', commit=True)
-    code, out = _oms(oms, chain, "ticket", "show", "tkt-1")
+    code, out = _oms(oms, chain, "result", "show", "tkt-1")
     assert code == 1, out
     assert 'store.backend = "etcd" is served only by' in out
 
