@@ -155,7 +155,7 @@ def stop(
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its host's pane (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).stop(dispatch, reason)
     emit({"ok": True, **view}) if json_out else _print(view)

@@ -7,6 +7,7 @@ writes nothing; an unreachable cluster is one line with nothing written."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -377,3 +378,34 @@ def test_a_deliverer_whose_cluster_goes_away_mid_delivery_ends_in_one_line_half_
     assert done.stdout.startswith("processed: created"), done.stdout + done.stderr
     wait_for(out, timeout=TIMEOUT)
     assert len(out._found()) == 1
+
+
+@pytest.mark.cli
+def test_oms_worker_stop_ends_a_running_worker_on_the_cluster(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms worker stop` on an etcd store: the pane and its processes end, the worker and its
+    session are stopped in the cluster, nothing falls back to the state root's files, and both
+    verifies are clean. A second stop says it had ended already."""
+    out = use_worker(on_etcd, "silent")
+    dispatch_id, event_id = accepted(on_etcd)
+    done = _deliver(oms, on_etcd, event_id)
+    assert done.returncode == 0, done.stdout + done.stderr
+    wait_for(out)  # the agent runs in its pane
+    where = ("--state-root", str(on_etcd.state), "--config-root", str(on_etcd.repo))
+    stopped = oms.run("worker", "stop", dispatch_id, "--reason", "not needed", "--json", *where)
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    view = json.loads(stopped.stdout)
+    assert (view["pane_live"], view["worker_health"]) == (False, "stopped"), view
+    with on_etcd.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+        session_id = str(ws.store.records("dispatch").read(dispatch_id).payload["session_id"])
+        session = ws.store.records("session").read(session_id)
+    assert worker.payload["health"] == "stopped"
+    assert session.state == "stopped"
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _no_record_files(on_etcd)
+    again = oms.run("worker", "stop", dispatch_id, "--json", *where)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert json.loads(again.stdout)["end_detail"] == "not needed (by oms-cli)"  # the first end
+    _clean(oms, on_etcd)
