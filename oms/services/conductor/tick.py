@@ -298,14 +298,12 @@ def still_held(ws: Workspace) -> None:
     the one taken (its lease lapsed: paused or cut off past its TTL, or revoked): a tick then acts
     on nothing, panes included — its record writes would be refused, its tmux actions would not.
     One read; nothing on files (a file lock cannot lapse while its holder lives)."""
-    fence, backend = ws.store.fence, etcd_of(ws)
-    if fence is None or backend is None:
-        return
-    found = backend.client.get(fence.key)
-    if found is None or found.create_revision != fence.token:
+    from oms.services.workspace.backend import fence_lost
+
+    lost = fence_lost(ws.store)
+    if lost is not None:
         raise LeaseError(
-            f"this conductor's lock {fence.key} was lost (its lease lapsed): the tick acts on "
-            "nothing",
+            f"this conductor's lock {lost} was lost (its lease lapsed): the tick acts on nothing",
             hint="start the conductor again: it takes the lock afresh when it is free",
         )
 

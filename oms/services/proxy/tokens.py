@@ -30,6 +30,7 @@ from oms.domain.proxy import IMPLICIT
 from oms.domain.routing import FAMILIES
 from oms.errors import (
     AlreadyExistsError,
+    LeaseError,
     NotFoundError,
     OmsError,
     RecordNotFoundError,
@@ -39,6 +40,7 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
+from oms.services.workspace.backend import fence_lost
 from oms.store.backend import Backend
 from oms.store.documents import encode_document, parse_document
 from oms.store.payloads import dispatch_payload, worker_payload
@@ -104,6 +106,13 @@ def issue_token(
     data = encode_document(doc, "proxy-token", rel, LIMITS.proxy_token_bytes)
     root = ws.store.state.root
     root.mkdirs(TOKENS)
+    lost = fence_lost(ws.store)  # a launch's: a deliverer past its lease replaces no live token
+    if lost is not None:
+        raise LeaseError(
+            f"no proxy token issued for {dispatch_id}: the lock {lost} was lost (its lease "
+            "lapsed); the deliverer holding it now launches the attempt",
+            hint="nothing to do: the event is delivered by whoever holds its lock",
+        )
     for _ in range(4):
         try:
             root.publish(rel, data)

@@ -23,6 +23,7 @@ from oms.domain.config import Config
 from oms.errors import ConfigError
 from oms.fsio.outside import file_signature, read_user_file
 from oms.limits import LIMITS
+from oms.store import Store
 from oms.store.backend import Backend
 from oms.store.ledger import LineKey
 
@@ -135,3 +136,18 @@ def refuse_etcd_named(backend: str, where: str) -> None:
             "`oms dispatch list|show|cancel`, `oms pool show` and `oms proxy` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
+
+
+def fence_lost(store: Store) -> str | None:
+    """The key of the lock whose fence `store` carries when that lock is no longer the one taken
+    (etcd: its lease lapsed — its holder paused or cut off past its TTL — or was revoked, and
+    perhaps taken again by another); None while it holds, and always on files (a file lock cannot
+    lapse while its holder lives). One read. What `store` writes through the backend carries the
+    fence itself; this is for what a holder writes elsewhere (a host's file) in its name."""
+    fence, backend = store.fence, store.backend
+    if fence is None or not isinstance(backend, EtcdStore):
+        return None
+    found = backend.client.get(fence.key)
+    if found is None or found.create_revision != fence.token:
+        return fence.key
+    return None

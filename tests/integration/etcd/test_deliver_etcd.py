@@ -22,6 +22,7 @@ from oms.canonical import JsonObject, stable_id
 from oms.domain import workers as worker_machine
 from oms.errors import LeaseError, LockHeldError
 from oms.services.chain.liveness import CONSUMER
+from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store.payloads import as_json, dispatch_payload
 from tests.chain import Chain, accepted, use_worker, wait_for
@@ -260,8 +261,11 @@ def test_a_paused_deliverer_whose_lock_was_taken_again_has_every_write_refused_b
     assert _state(on_etcd, "session", session) is None  # no session: its pane starts nothing
 
 
+DISPATCH = f"dsp-{1:032x}"
+
+
 def _worker(ws: Workspace) -> None:
-    dispatch_id = f"dsp-{1:032x}"
+    dispatch_id = DISPATCH
     dispatch: JsonObject = {
         "ticket_id": "tkt-1",
         "session_id": "11111111-2222-4333-8444-555555555555",
@@ -278,6 +282,26 @@ def _worker(ws: Workspace) -> None:
         actor=SYSTEM_ACTOR,
         observed_at=ws.now(),
     )
+
+
+def test_a_deliverer_past_its_lease_issues_no_proxy_token_over_the_live_one(
+    on_etcd: EtcdChain, client: Etcd, etcd_prefix: str
+) -> None:
+    """A proxy token is a host's file, not a record the fence guards: a deliverer whose lock lapsed
+    (paused past its lease, the lock perhaps taken again by the next deliverer) would have issued a
+    token over the live attempt's, whose agent the proxy then refused. It asks its lock first."""
+    with on_etcd.workspace() as ws, ws.store.outbox(CONSUMER).lock("evt-t") as held:
+        assert held.fence is not None
+        live = proxy_tokens.issue_token(ws, DISPATCH, "oms-anthropic")  # under a held lock
+        path = on_etcd.state / proxy_tokens.token_path(DISPATCH)
+        issued = path.read_bytes()
+        found = client.get(f"{etcd_prefix}locks/outbox/{CONSUMER}/evt-t")
+        assert found is not None
+        client.revoke(found.lease)
+        with pytest.raises(LeaseError, match="no proxy token issued"):
+            proxy_tokens.issue_token(ws, DISPATCH, "oms-anthropic")
+        assert path.read_bytes() == issued  # the live token stands
+    assert live.startswith("oms.")
 
 
 def test_the_processing_lock_is_a_lease_and_a_write_after_it_lapsed_lands_nowhere(
