@@ -42,9 +42,13 @@ class Limits(NamedTuple):
     activation_confirm_s: float = (
         5.0  # ... and shows it took the instruction within this after Enter
     )
+    # ... or within this after a second Enter: on a loaded machine (load 10 on two cores) a prompt
+    # hook's process took longer than the first window, and the worker parked for a person
+    activation_late_s: float = 15.0
     # an attempt's end waits this long for a message's typing or a result's recording
-    # (chain/end_lock.py): more than twice (enter_pause_s + activation_confirm_s)
-    end_lock_wait_s: float = 30.0
+    # (chain/end_lock.py): more than twice (2 x enter_pause_s + activation_confirm_s +
+    # activation_late_s)
+    end_lock_wait_s: float = 45.0
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer

@@ -111,6 +111,7 @@ class Tui:
     clock: Clock = field(default=SYSTEM_CLOCK)
     ready_s: float = LIMITS.activation_ready_s
     confirm_s: float = LIMITS.activation_confirm_s
+    late_s: float = LIMITS.activation_late_s
 
     def activate(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:
         """Wait until ready, type the prompt, press Enter until the agent shows it took it."""
@@ -148,13 +149,15 @@ class Tui:
         self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness
     ) -> str | None:
         """Type `text`, pause, Enter, and wait for the agent to show it took it: "taken" (its
-        prompt hook), "queued" (its busy mark) or None (after a second Enter, nothing)."""
+        prompt hook), "queued" (its busy mark) or None (after a second Enter, nothing). The second
+        wait is the longer: an Enter on a prompt already taken submits nothing more, and a loaded
+        machine's hook can be late."""
         witness.typing()
         self.screen.send_text(dispatch_id, text)
-        for _attempt in range(2):  # Enter, confirm; one more Enter if the first became a newline
+        for window in (self.confirm_s, self.late_s):  # one more Enter if the first was a newline
             self.clock.sleep(LIMITS.enter_pause_s)
             self.screen.send_keys(dispatch_id, "Enter")
-            until = self.clock.monotonic() + self.confirm_s
+            until = self.clock.monotonic() + window
             while self.clock.monotonic() < until:
                 if witness.taken():
                     return "taken"

@@ -7,10 +7,10 @@ per-dispatch lock, and `oms worker send` holds it from its fence check until its
 an end is either recorded before the check (the message is refused with the reason) or after the
 message was typed, later in the ledger. The lock names its holder (`fsio/locks.py`): a holder gone,
 SIGKILLed too, leaves a lock the next taker breaks, so it never wedges an end. A holder's hold is
-bounded: a message's typing by `activation_confirm_s` (twice, and two pauses), a result's recording
-by its writes (its git work, tree jobs over files the agent chose, is done before the lock: ADR
-0036 amendment `attack8`); a taker waits `LIMITS.end_lock_wait_s`, then `LockHeldError` (one
-line).
+bounded: a message's typing by `activation_confirm_s` and `activation_late_s` (and two pauses), a
+result's recording by its writes (its git work, tree jobs over files the agent chose, is done
+before the lock: ADR 0036 amendment `attack8`); a taker waits `LIMITS.end_lock_wait_s`, then
+`LockHeldError` (one line).
 
 Taken outermost: nothing holds another oms lock while it waits for this one (the typing lock of
 `delivery/messages.py` is the one taken before it)."""

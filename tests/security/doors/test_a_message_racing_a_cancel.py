@@ -263,5 +263,5 @@ def test_a_sigkilled_holder_does_not_wedge_a_cancel(deliverable: Chain, tmp_path
 def test_an_end_waits_longer_than_a_message_is_typed() -> None:
     """A message holds the end lock for at most its text, two pauses and two confirmations
     (`Tui._submit`); an end waits longer than that, so a live sender never makes a cancel fail."""
-    typing_s = 2 * (LIMITS.enter_pause_s + LIMITS.activation_confirm_s)
+    typing_s = 2 * LIMITS.enter_pause_s + LIMITS.activation_confirm_s + LIMITS.activation_late_s
     assert LIMITS.end_lock_wait_s >= 2 * typing_s

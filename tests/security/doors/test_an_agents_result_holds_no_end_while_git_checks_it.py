@@ -4,7 +4,7 @@ agent", ADR 0036 amendment `attack8`).
 `record_dispatch_result` checked the result under the dispatch's end lock (`chain/end_lock.py`):
 the commit of the agent's leftovers and the commit's checks are tree jobs over files the agent
 chose, bounded only by `LIMITS.tree_job_timeout_s` (300 s), while a cancel and the lease's lapse
-wait `LIMITS.end_lock_wait_s` (30 s) for the lock and are then refused. An agent whose worktree
+wait `LIMITS.end_lock_wait_s` (45 s) for the lock and are then refused. An agent whose worktree
 takes long to stage, asking for results one after the other (each refused or not), kept
 `oms dispatch cancel` and its lapse refused for as long as it liked. Now the git work is done
 before the lock; under it the fence is asked again and the result written only on the version

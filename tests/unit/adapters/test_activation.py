@@ -171,7 +171,17 @@ def test_not_taken_fails_after_two_enters() -> None:
     with pytest.raises(ActivationError, match="did not take the instruction"):
         tui.activate(PLAN, "dsp-1", Witness())
     assert screen.typed == [("-l", "do the ticket"), ("Enter",), ("Enter",)]
-    assert clock.now == pytest.approx(2 * (LIMITS.enter_pause_s + 5.0), abs=0.2)
+    assert clock.now == pytest.approx(2 * LIMITS.enter_pause_s + 5.0 + 15.0, abs=0.2)
+
+
+def test_a_hook_heard_late_after_the_second_enter_is_taken() -> None:
+    """On a loaded machine the prompt hook came after the first window (5 s) and its Enter: the
+    second Enter waits longer (15 s) for it, rather than parking the worker for a person."""
+    tui, screen, clock = _tui(lambda _typed, _now: "READY")
+    witness = Witness(taken_after=int((5.0 + 12.0) / LIMITS.activation_poll_s))
+    tui.activate(PLAN, "dsp-1", witness)
+    assert screen.typed == [("-l", "do the ticket"), ("Enter",), ("Enter",)]
+    assert 17.0 < clock.now < 2 * LIMITS.enter_pause_s + 5.0 + 15.0
 
 
 def test_a_dead_pane_fails_at_once() -> None:
