@@ -1,0 +1,76 @@
+"""The real Codex CLI as a `codex_exec` worker (`codex exec`, one-shot), the loopback model mock as
+its role's endpoint: delivered with nothing typed (the instructions are its prompt), its hooks and
+bridge the same as a `codex_goal` worker's — the Stop gate holds its early stop, its result is
+recorded — and once let stop it exits by itself: its pane ends, no process of it is left."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from oms.services.delivery.service import Delivery
+from oms.services.workspace.instructions import executor_instructions
+from tests.chain import Chain
+from tests.e2e.test_real_agents import (
+    CHANGE,
+    EARLY,
+    _check_result,
+    _deliver,
+    _pane_text,
+    _processes_of,
+    _use,
+    _wait_for_result,
+)
+from tests.helpers import eventually
+from tests.model_mock import Call, ModelMock, Say, Script
+
+ROLE = "oms.goal-long-executor"  # the scaffold's Codex role, its transport changed to codex_exec
+
+
+@pytest.fixture
+def mock() -> Iterator[ModelMock]:
+    server = ModelMock(Script([])).start()
+    yield server
+    server.stop()
+
+
+def test_codex_exec_worker_end_to_end(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex_home = deliverable.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
+    deliverable.edit_config(
+        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
+    )
+    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Say(EARLY),  # held by the Stop gate: `codex exec` goes on
+            Call("exec_command", {"cmd": CHANGE}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+            Say("Done: the dispatch has its result."),
+        ]
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+    _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
+    _check_result(deliverable, dispatch_id, session_id)
+    with deliverable.workspace() as ws:
+        instructions = executor_instructions(ws)
+    assert instructions in mock.seen[0].text  # its prompt, from its command line: nothing typed
+
+    def ended() -> bool:
+        with deliverable.workspace() as ws:
+            view = Delivery.open(ws).observe(dispatch_id)
+        return view["pane_live"] is False and not _processes_of(dispatch_id)
+
+    eventually(
+        ended,
+        timeout=30,
+        what=f"codex exec exits by itself:\n{_pane_text(deliverable, dispatch_id)}",
+    )
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "e2e over")
