@@ -7,8 +7,9 @@ the provider `codex` to hooks, launch specs and homes) — but nothing is typed 
 executor instructions are the prompt on its command line, and it runs turn after turn until the
 model stops and the Stop gate lets it (`domain/gate.py`), then exits, and its pane ends. Like a
 command worker it needs no activation (`prompt` None), has no park keys (a one-shot run cannot be
-paused: a park ends its pane, and `oms worker resume` relaunches it natively) and no quit keys (a
-stop ends its sandbox).
+paused: a park is recorded and the run goes on, as a command worker's) and no quit keys (a stop
+ends its sandbox). A run that exits without a result ends the attempt (`exit`); a pane that dies
+under it is relaunched on its own thread by `oms worker resume`.
 
 `codex exec` takes no `--ask-for-approval`: `-a never` comes before `exec`, as the advisor passes it
 (`adapters/advisor.py`), and `codex exec resume` takes no `--sandbox`, so the sandbox is the
