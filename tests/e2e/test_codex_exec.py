@@ -6,11 +6,14 @@ recorded — and once let stop it exits by itself: its pane ends, no process of 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from oms.limits import LIMITS
 from oms.services.delivery.service import Delivery
 from oms.services.workspace.instructions import executor_instructions
+from oms.store.payloads import session_payload
 from tests.chain import Chain
 from tests.e2e.test_real_agents import (
     CHANGE,
@@ -72,5 +75,46 @@ def test_codex_exec_worker_end_to_end(
         timeout=30,
         what=f"codex exec exits by itself:\n{_pane_text(deliverable, dispatch_id)}",
     )
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "e2e over")
+
+
+def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that only ever talks: the Stop gate holds it `Limits.stop_blocks` times, then lets it
+    stop, and `codex exec` exits with no result. Its pane's end parks the worker resumable (its
+    thread is known) for a person — no clock resumes it (`conductor.due_resume`)."""
+    codex_home = deliverable.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    deliverable.edit_config(
+        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
+    )
+    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    mock.script = Script(
+        [Call("read_dispatch", {}), Call("acknowledge_dispatch", {})],
+        final_text=lambda _text: EARLY,  # and then only words, never a result
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+
+    def parked() -> dict[str, Any] | None:
+        with deliverable.workspace() as ws:
+            view = dict(Delivery.open(ws).observe(dispatch_id))
+        return view if view["pane_live"] is False and not _processes_of(dispatch_id) else None
+
+    view = eventually(
+        parked,
+        timeout=90,
+        what=f"codex exec exits without a result:\n{_pane_text(deliverable, dispatch_id)}",
+    )
+    assert view["dispatch_state"] == "acknowledged", view
+    assert view["agent_stopped_at"] is not None  # let stop by the gate ...
+    with deliverable.workspace() as ws:
+        history = ws.store.records("session").history(session_id)
+    # ... after its cap: `stop_blocks` blocks, and the Stop past them, which it let through
+    assert max(session_payload(v)["stop_blocks"] for v in history) == LIMITS.stop_blocks + 1
+    assert (view["worker_health"], view["session_state"]) == ("parked", "running"), view
+    assert "`oms worker resume` continues its agent's own session" in str(view["health_reason"])
     with deliverable.workspace() as ws:
         Delivery.open(ws).stop(dispatch_id, "e2e over")
