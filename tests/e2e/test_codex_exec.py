@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from oms.adapters.sandbox import HOME_VIEW
 from oms.limits import LIMITS
 from oms.services.delivery.service import Delivery
 from oms.services.workspace.instructions import executor_instructions
@@ -29,6 +30,9 @@ from tests.helpers import eventually
 from tests.model_mock import Call, ModelMock, Say, Script
 
 ROLE = "oms.goal-long-executor"  # the scaffold's Codex role, its transport changed to codex_exec
+# its private home is writable in oms's sandbox but no workspace root of Codex's: refused only if
+# Codex's own sandbox (`sandbox_mode`) is around its commands (test_codex_inner_sandbox.py)
+HOME_PROBE = f"touch {HOME_VIEW}/oms-probe 2>/dev/null && echo home-WRITABLE || echo home-refused"
 
 
 @pytest.fixture
@@ -53,6 +57,7 @@ def test_codex_exec_worker_end_to_end(
             Call("read_dispatch", {}),
             Call("acknowledge_dispatch", {}),
             Say(EARLY),  # held by the Stop gate: `codex exec` goes on
+            Call("exec_command", {"cmd": HOME_PROBE}),
             Call("exec_command", {"cmd": CHANGE}),
             Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
             Say("Done: the dispatch has its result."),
@@ -64,6 +69,9 @@ def test_codex_exec_worker_end_to_end(
     with deliverable.workspace() as ws:
         instructions = executor_instructions(ws)
     assert instructions in mock.seen[0].text  # its prompt, from its command line: nothing typed
+    probed = [text for s in mock.seen for name, text in s.results if "home-" in text]
+    assert probed
+    assert "home-refused" in probed[0]  # Codex's own sandbox holds inside oms's
 
     def ended() -> bool:
         with deliverable.workspace() as ws:
