@@ -109,7 +109,9 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     def parked() -> dict[str, Any] | None:
         with deliverable.workspace() as ws:
             view = dict(Delivery.open(ws).observe(dispatch_id))
-        return view if view["pane_live"] is False and not _processes_of(dispatch_id) else None
+        # (its pane's end is recorded once the supervisor wrote it: after the pane is seen dead)
+        gone = view["pane_live"] is False and not _processes_of(dispatch_id)
+        return view if gone and view["worker_health"] != "healthy" else None
 
     view = eventually(
         parked,
