@@ -369,9 +369,11 @@ def provider_tables() -> dict[str, Any]:
     found = list(REGISTRY.values())
     return {
         "WORKER_TRANSPORTS": tuple(p.transport for p in found),
-        "NAMES": tuple(p.name for p in found),
+        # one name per CLI: two transports of one CLI (`codex_goal`, `codex_exec`) share its name
+        "NAMES": tuple(dict.fromkeys(p.name for p in found)),
         "ENGINES": {p.transport: p.name for p in found},
         "SURFACES": tuple(dict.fromkeys(p.surface for p in found)),
+        "SESSION_MODES": tuple(dict.fromkeys(p.session_mode for p in found)),
         "HOOK_CONTRACT": {p.name: p.hook_contract for p in found},
         "CLI": {p.transport: p.compatible[0] for p in found if p.compatible is not None},
         "FAMILIES": {p.transport: p.family for p in found if p.family is not None},
@@ -383,6 +385,7 @@ NAMES_NOTES = {
     "NAMES": "the providers as hooks, launch specs and private homes name them",
     "ENGINES": "transport -> name (a dispatch's `engine`)",
     "SURFACES": "the contact surface a live journal names",
+    "SESSION_MODES": "a session record's `mode`",
     "HOOK_CONTRACT": "name -> what `oms hook provider --provider-version` must be",
     "CLI": "transport -> the agent CLI its launch runs",
     "FAMILIES": "transport -> the model API family its CLI speaks (the proxy routes it)",
@@ -414,6 +417,7 @@ def provider_enums(tables: dict[str, Any]) -> dict[tuple[str, str], list[str]]:
         ("defs", "engine"): names,
         ("launch-spec", "provider"): names,
         ("event", "provider"): names,
+        ("session", "mode"): list(tables["SESSION_MODES"]),
         ("journal-entry", "contact_surface"): list(
             dict.fromkeys((*tables["SURFACES"], *OTHER_SURFACES))
         ),
@@ -436,7 +440,7 @@ def _set_enums(node: object, key: str, enum: list[str]) -> int:
 
 
 def provider_files() -> dict[Path, str]:
-    """The files the registry gives: `oms/provider_names.py` and the four schemas."""
+    """The files the registry gives: `oms/provider_names.py` and the five schemas."""
     tables = provider_tables()
     files = {NAMES_MODULE: names_module(tables)}
     for (schema, key), enum in provider_enums(tables).items():

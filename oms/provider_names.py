@@ -10,6 +10,7 @@ WORKER_TRANSPORTS: tuple[str, ...] = (
     "codex_goal",
     "claude_interactive",
     "command",
+    "codex_exec",
 )
 
 # the providers as hooks, launch specs and private homes name them
@@ -24,6 +25,7 @@ ENGINES: dict[str, str] = {
     "codex_goal": "codex",
     "claude_interactive": "claude",
     "command": "command",
+    "codex_exec": "codex",
 }
 
 # the contact surface a live journal names
@@ -31,6 +33,15 @@ SURFACES: tuple[str, ...] = (
     "codex-goal",
     "claude-interactive",
     "command",
+    "codex-exec",
+)
+
+# a session record's `mode`
+SESSION_MODES: tuple[str, ...] = (
+    "goal",
+    "pane",
+    "command",
+    "exec",
 )
 
 # name -> what `oms hook provider --provider-version` must be
@@ -44,10 +55,12 @@ HOOK_CONTRACT: dict[str, str] = {
 CLI: dict[str, str] = {
     "codex_goal": "codex",
     "claude_interactive": "claude",
+    "codex_exec": "codex",
 }
 
 # transport -> the model API family its CLI speaks (the proxy routes it)
 FAMILIES: dict[str, str] = {
     "codex_goal": "openai",
     "claude_interactive": "anthropic",
+    "codex_exec": "openai",
 }

@@ -31,6 +31,7 @@ from oms.schemas import validate
 CONFIG_PATH = ".oms/config.toml"
 NETWORK_DEFAULT, CREDENTIAL_DEFAULT = "none", "token"  # contained and keyless (ADR 0026)
 ADVISOR_TRANSPORTS = ("command", "codex_exec", "claude_print")
+WORKER_SANDBOX = "ticket-worktree-write"  # the one sandbox a worker role runs in
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,11 +229,18 @@ def _proxy(doc: dict[str, Any], where: str) -> ProxyConfig:
     )
 
 
+def is_worker_role(role: Role) -> bool:
+    """A role a worker may run under: a worker transport and the worker's sandbox. The transport
+    alone does not say it: an advisor's transport may share a worker's name (`command`,
+    `codex_exec`), and an advisor's sandbox is read-only."""
+    return role.transport in WORKER_TRANSPORTS and role.sandbox == WORKER_SANDBOX
+
+
 def _check_opt_outs(role: Role, where: str) -> None:
     """`network` and `credential` are a worker's; a raw credential is used directly, so it needs the
     host network; a command worker holds no model credential."""
     key = f"{where}: roles.{role.role_id}"
-    if role.opt_outs and role.transport not in WORKER_TRANSPORTS:
+    if role.opt_outs and not is_worker_role(role):
         why = f"network and credential are a worker role's (transport {role.transport})"
         raise ConfigError(f"{key}: {why}")
     if role.credential != CREDENTIAL_DEFAULT and role.transport == "command":

@@ -55,6 +55,7 @@ from typing import NamedTuple
 
 from oms.canonical import JsonObject, parse_ts
 from oms.errors import InvalidInputError, one_line
+from oms.provider_names import ENGINES
 
 
 class PaneSeen(NamedTuple):
@@ -248,7 +249,7 @@ def native_ref(provider_mode: str, activity: str, session_id: str, session: Json
             "continue): stop it (`oms worker stop`) and dispatch the ticket again"
         )
     ref = session.get("native_session_ref")
-    if provider_mode == "codex_goal":
+    if ENGINES.get(provider_mode) == "codex":  # (every Codex transport: `codex_goal`, `codex_exec`)
         known = (
             isinstance(ref, str) and ref != session_id
         )  # Codex's own id, from its SessionStart hook

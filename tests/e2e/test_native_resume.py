@@ -56,6 +56,14 @@ def _codex(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> No
     _use(chain, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
 
 
+def _codex_exec(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
+    codex_home = chain.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    chain.edit_config(lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"'))
+    _use(chain, "oms.goal-long-executor", "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+
+
 def _claude(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
     home = chain.base / "user-home"
     home.mkdir()
@@ -226,6 +234,41 @@ def test_codex_resumes_its_own_session_in_a_new_pane(
         )  # same thread
     _check_recorded(deliverable, dispatch_id)
     _stop_and_check_nothing_left(deliverable, dispatch_id)
+
+
+def test_codex_exec_resumes_its_own_thread_in_a_new_pane(
+    deliverable: Chain, mock: ModelMock, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`codex exec resume <id> <CONTINUE>`: the same thread, told to continue on its command line
+    (nothing is typed into a `codex exec` pane); once let stop it exits by itself."""
+    _codex_exec(deliverable, mock, monkeypatch)
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Hold(Call("exec_command", {"cmd": CHANGE})),
+            RESULT,
+            Say("Done: the dispatch has its result."),
+        ]
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+    old_pid = _first_turn_then_kill(deliverable, mock, dispatch_id)
+    with deliverable.workspace() as ws:
+        native = ws.store.records("session").read(session_id).payload["native_session_ref"]
+    assert native != session_id  # Codex's own id, from its SessionStart hook
+    before = len(mock.seen)
+    view = _resume(oms, deliverable, dispatch_id)
+    _check_relaunched(deliverable, dispatch_id, session_id, old_pid, view)
+    _wait_for_result(deliverable, dispatch_id, mock)
+    _continued(mock, before, "read_dispatch", "acknowledge_dispatch", typed=True)
+    with deliverable.workspace() as ws:
+        assert ws.store.records("session").read(session_id).payload["native_session_ref"] == native
+    _check_recorded(deliverable, dispatch_id)
+    eventually(
+        lambda: not _processes_of(dispatch_id), timeout=30, what="codex exec exits by itself"
+    )
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "e2e over")
 
 
 def test_claude_resumes_its_own_session_in_a_new_pane(

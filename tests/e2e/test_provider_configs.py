@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from oms.adapters.providers import claude, codex
+from oms.adapters.providers import claude, codex, codex_exec
 from oms.adapters.providers.base import CONTINUE, LaunchRequest
 from oms.adapters.quoting import QuotingError
 from oms.adapters.sandbox import HOME_VIEW
@@ -85,6 +86,29 @@ def test_codex_rejects_a_broken_config_so_the_check_is_real(setup: tuple[Path, P
     result = codex_startup_config(broken, str(state / codex.home(SESSION)))
     assert result.returncode != 0
     assert "enabled_tool" in result.stdout + result.stderr
+
+
+def test_codex_exec_plan_is_accepted_by_codex_strict_config(setup: tuple[Path, Path, Path]) -> None:
+    """`codex exec`'s flags (those between `exec` and `--`, with `-a never` before them) and the
+    same home, read by the offline validator; a flag `codex exec` would not take fails it."""
+    state, worktree, auth = setup
+    plan = codex_exec.plan(_request(state, worktree, auth))
+    with Root.open(str(state)) as root:
+        materialise(root, plan)
+    home = str(state / codex.home(SESSION))
+    assert plan.argv[:4] == ("codex", "-a", "never", "exec")
+    assert plan.argv[-2] == "--"
+    flags = (*plan.argv[1:3], *plan.argv[4:-2])
+    result = codex_startup_config(flags, home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"appServerVersion":"0.171.0"' in result.stdout
+    broken = tuple(a.replace("enabled_tools", "enabled_tool") for a in flags)
+    assert codex_startup_config(broken, home).returncode != 0
+    helped = subprocess.run(
+        ["codex", "exec", "--help"], capture_output=True, text=True, timeout=60, check=False
+    ).stdout
+    assert all(f in helped for f in plan.argv[4:-2] if f.startswith("--"))  # all `codex exec`'s
+    assert "--ask-for-approval" not in helped  # (why `-a never` comes before `exec`)
 
 
 def test_claude_plan_files_and_flags(setup: tuple[Path, Path, Path]) -> None:

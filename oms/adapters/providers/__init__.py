@@ -3,12 +3,12 @@ one table of them (each module's `PROVIDER`, keyed by its transport)."""
 
 from __future__ import annotations
 
-from oms.adapters.providers import claude, codex, command
+from oms.adapters.providers import claude, codex, codex_exec, command
 from oms.adapters.providers.base import HomeFile, LaunchPlan, LaunchRequest, Provider
 from oms.provider_names import HOOK_CONTRACT
 
 REGISTRY: dict[str, Provider] = {
-    p.transport: p for p in (codex.PROVIDER, claude.PROVIDER, command.PROVIDER)
+    p.transport: p for p in (codex.PROVIDER, claude.PROVIDER, command.PROVIDER, codex_exec.PROVIDER)
 }
 
 __all__ = [
@@ -20,5 +20,6 @@ __all__ = [
     "Provider",
     "claude",
     "codex",
+    "codex_exec",
     "command",
 ]

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'e03cd51d55721dba032a8da5a1143ff49b5faeb95bc1a7d2894ff0d1f8685840'
+SOURCE_SHA256 = '68bcc7949adc4fb4115f2ac77a975cb62f05a83d0af8e9ed1a0c5ddeed788a54'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

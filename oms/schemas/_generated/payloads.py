@@ -220,7 +220,7 @@ class SessionPayload(TypedDict):
     ticket_id: str
     role_id: str
     engine: Literal['codex', 'claude', 'command']
-    mode: Literal['goal', 'pane', 'command']
+    mode: Literal['goal', 'pane', 'command', 'exec']
     native_session_ref: str
     tmux_pane_id: str | None
     pane_process: NotRequired[SessionPaneProcess]
@@ -377,7 +377,7 @@ class SessionFields(TypedDict, total=False):
     ticket_id: str
     role_id: str
     engine: Literal['codex', 'claude', 'command']
-    mode: Literal['goal', 'pane', 'command']
+    mode: Literal['goal', 'pane', 'command', 'exec']
     native_session_ref: str
     tmux_pane_id: str | None
     pane_process: SessionPaneProcess

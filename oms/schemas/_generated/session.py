@@ -19,7 +19,7 @@ _P0 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\Z'
 _P1 = '^[0-9a-f-]{36}\\Z'
 _C0: object = 'session'
 _C1: tuple[object, ...] = ('running', 'parked', 'stalled', 'stopped')
-_C2: tuple[object, ...] = ('goal', 'pane', 'command')
+_C2: tuple[object, ...] = ('goal', 'pane', 'command', 'exec')
 
 
 def _v907(x: object) -> bool:

@@ -13,7 +13,7 @@ from oms.adapters.advisor import ADVISOR_ENV
 from oms.adapters.tools import TOOLS, probe
 from oms.domain import notify as notify_rules
 from oms.domain import routing
-from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, WORKER_TRANSPORTS, Config, Role
+from oms.domain.config import CONFIG_PATH, CREDENTIAL_DEFAULT, Config, Role, is_worker_role
 from oms.domain.policy import POLICY_PATH
 from oms.domain.proxy import IMPLICIT, UNKNOWABLE
 from oms.domain.sandbox_limits import SandboxLimits, unbounded
@@ -452,7 +452,7 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     login says "not logged in" (ADR 0031)."""
     name, cli = f"login {role.role_id}", CLI_OF.get(role.transport)
     family = routing.family_of(role.transport)
-    proxied = role.transport in WORKER_TRANSPORTS and role.credential == CREDENTIAL_DEFAULT
+    proxied = is_worker_role(role) and role.credential == CREDENTIAL_DEFAULT
     used = "used" if in_use else "not used by [advisor] or [worker]"
     if cli is None:  # a transport oms knows no CLI of: a finding, never a crash
         detail = f"oms knows no login check for transport {role.transport!r} ({used})"

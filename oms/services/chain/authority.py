@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from oms.adapters import programs
 from oms.canonical import Json, JsonObject, access, equal, sha256_hex
 from oms.domain import approval, dispatches, routing, tickets
-from oms.domain.config import WORKER_TRANSPORTS, Role, role
+from oms.domain.config import Role, is_worker_role, role
 from oms.domain.dispatches import OPT_OUTS
 from oms.domain.policy import Policy, role_tools, worker_capabilities
 from oms.errors import AuthorityChangedError, ConfigError, LeaseError
@@ -163,10 +163,7 @@ def check_role(
         raise AuthorityChangedError(
             f"role {configured.role_id} changed since it was approved: {', '.join(changed)}"
         )
-    if (
-        configured.transport not in WORKER_TRANSPORTS
-        or configured.sandbox != "ticket-worktree-write"
-    ):
+    if not is_worker_role(configured):
         raise AuthorityChangedError(f"role {configured.role_id} is not a worker role")
     drift = uncommitted(ws.config_root, ws.repo, head)
     if drift:

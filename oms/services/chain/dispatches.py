@@ -24,7 +24,7 @@ from oms.canonical.strict_json import loads_foreign
 from oms.domain import dispatches as machine
 from oms.domain import routing, workers
 from oms.domain import tickets as ticket_machine
-from oms.domain.config import WORKER_TRANSPORTS, Role, role
+from oms.domain.config import Role, is_worker_role, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
 from oms.domain.policy import check_reviewer, worker_capabilities
@@ -183,10 +183,7 @@ def propose(
     ticket = _session_for(ws, ticket)
     config = ws.config()
     configured = role(config, role_id or config.worker_role)
-    if (
-        configured.transport not in WORKER_TRANSPORTS
-        or configured.sandbox != "ticket-worktree-write"
-    ):
+    if not is_worker_role(configured):
         raise ConfigError(
             f"role {configured.role_id} is not a worker role (transport {configured.transport}, "
             f"sandbox {configured.sandbox})"

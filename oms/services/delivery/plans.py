@@ -136,7 +136,7 @@ def raw_credential(
     endpoint is the approved one)."""
     variable = RAW_KEY[mode]
     key = {variable: env[variable]} if env.get(variable) else {}
-    if mode != "codex_goal" or endpoint is not None:
+    if PROVIDER[mode] != "codex" or endpoint is not None:  # (every Codex transport)
         return None, key
     login = codex_auth(env, required=False)
     if login is not None:

@@ -72,6 +72,8 @@ def test_the_schemas_enums_name_every_provider() -> None:
     journal = _schema("journal-entry.schema.json")
     surfaces = journal["properties"]["entry"]["properties"]["contact_surface"]["enum"]
     assert {p.surface for p in REGISTRY.values()} <= set(surfaces)
+    modes = _schema("session.schema.json")["properties"]["payload"]["properties"]["mode"]["enum"]
+    assert set(modes) == {p.session_mode for p in REGISTRY.values()}  # (codex_exec: trial 6)
 
 
 def test_the_store_knows_every_provider_home() -> None:
@@ -102,7 +104,9 @@ def test_a_provider_added_to_the_registry_alone_is_caught(monkeypatch: pytest.Mo
     # the check above can fail: a registry line without `python build/gen_validators.py` (a
     # newcomer's `fake` provider, docs/newcomer-trials.md trial 3)
     command = REGISTRY["command"]
-    fake = command._replace(transport="fake_pane", name="fake", surface="fake-pane")
+    fake = command._replace(
+        transport="fake_pane", name="fake", surface="fake-pane", session_mode="fake"
+    )
     monkeypatch.setitem(REGISTRY, "fake_pane", fake)
     generator = _generator()
     given = generator.provider_files()
@@ -112,6 +116,7 @@ def test_a_provider_added_to_the_registry_alone_is_caught(monkeypatch: pytest.Mo
         "schemas/event.schema.json",
         "schemas/journal-entry.schema.json",
         "schemas/launch-spec.schema.json",
+        "schemas/session.schema.json",
     ]
     assert '"fake_pane"' in given[REPO / "schemas" / "defs.schema.json"]
     assert '"fake-pane"' in given[REPO / "schemas" / "journal-entry.schema.json"]

@@ -319,6 +319,8 @@ CODEX_ID = "019a0000-1111-7222-8333-444455556666"
             {"native_session_ref": CODEX_ID},
             CODEX_ID,
         ),  # its SessionStart reported it
+        ("codex_exec", "working", {"native_session_ref": CODEX_ID}, CODEX_ID),  # Codex too
+        ("codex_exec", "idle", {"native_session_ref": SID}, "no native session"),
         (
             "codex_goal",
             "idle",

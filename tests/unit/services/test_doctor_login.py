@@ -46,3 +46,19 @@ def test_a_transport_with_no_cli_is_a_finding() -> None:
     assert check.warn
     assert "no login check for transport 'command'" in check.detail
     assert "endpoint" in check.fix
+
+
+def test_a_codex_exec_worker_is_proxied_and_a_codex_exec_advisor_is_not() -> None:
+    # `codex_exec` is an advisor's transport and a worker's (ADR 0045): the role's sandbox tells
+    # them apart (`is_worker_role`), so the advisor's line asks its own login, the worker's the
+    # credential the model proxy would hold
+    text = CONFIG.replace(
+        'transport = "command"\nsandbox = "ticket-worktree-write"\nargv = ["true"]',
+        'transport = "codex_exec"\nsandbox = "ticket-worktree-write"',
+    )
+    config = parse_config(text.encode())
+    worker = doctor.login(config, config.roles["r.w"], True, {"HOME": "/nonexistent"})
+    advisor = doctor.login(config, config.roles["r.a"], True, {"HOME": "/nonexistent"})
+    assert "the model proxy would hold none" in worker.detail
+    assert "model proxy" not in advisor.detail
+    assert advisor.detail.startswith("not logged in")

@@ -72,39 +72,48 @@ def env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("mode", ["codex_goal", "claude_interactive"])
+@pytest.mark.parametrize("mode", ["codex_goal", "codex_exec", "claude_interactive"])
 def test_through_the_proxy_the_token_is_the_only_credential(mode: str, env: dict[str, str]) -> None:
     variable = plans.TOKEN_VARIABLE[mode]
     assert _credentials(mode, env, ROUTE) == [f"{variable}={TOKEN}"]
 
 
-@pytest.mark.parametrize("mode", ["codex_goal", "claude_interactive"])
+@pytest.mark.parametrize("mode", ["codex_goal", "codex_exec", "claude_interactive"])
 def test_without_a_route_a_default_worker_holds_nothing(mode: str, env: dict[str, str]) -> None:
     """A plan made without the proxy (to park or stop a worker) carries no credential at all."""
     assert _credentials(mode, env, None) == []
 
 
-def test_a_raw_codex_to_openai_gets_the_login_file_alone(env: dict[str, str]) -> None:
+CODEX_MODES = ["codex_goal", "codex_exec"]  # every Codex transport: the same rule
+
+
+@pytest.mark.parametrize("mode", CODEX_MODES)
+def test_a_raw_codex_to_openai_gets_the_login_file_alone(mode: str, env: dict[str, str]) -> None:
     raw = {"role_credential": "raw", "role_network": "host"}
-    assert _credentials("codex_goal", env, ROUTE, **raw) == ["auth.json"]
-    assert _credentials("codex_goal", env, None, **raw) == ["auth.json"]
+    assert _credentials(mode, env, ROUTE, **raw) == ["auth.json"]
+    assert _credentials(mode, env, None, **raw) == ["auth.json"]
 
 
+@pytest.mark.parametrize("mode", CODEX_MODES)
 def test_a_raw_codex_without_a_login_gets_the_key_alone(
+    mode: str,
     env: dict[str, str],
     tmp_path: Path,
 ) -> None:
     (tmp_path / ".codex" / "auth.json").unlink()
     raw = {"role_credential": "raw", "role_network": "host"}
-    assert _credentials("codex_goal", env, None, **raw) == [f"OPENAI_API_KEY={REAL}"]
+    assert _credentials(mode, env, None, **raw) == [f"OPENAI_API_KEY={REAL}"]
     with pytest.raises(ConfigError, match="no Codex login"):
-        _credentials("codex_goal", {"HOME": env["HOME"]}, None, **raw)
+        _credentials(mode, {"HOME": env["HOME"]}, None, **raw)
 
 
-def test_a_raw_codex_to_an_endpoint_and_a_raw_claude_get_the_key_alone(env: dict[str, str]) -> None:
+@pytest.mark.parametrize("mode", CODEX_MODES)
+def test_a_raw_codex_to_an_endpoint_and_a_raw_claude_get_the_key_alone(
+    mode: str, env: dict[str, str]
+) -> None:
     raw: dict[str, Json] = {"role_credential": "raw", "role_network": "host"}
     gateway = {**raw, "model_endpoint": "https://gateway.invalid/v1"}
-    assert _credentials("codex_goal", env, None, **gateway) == [f"OPENAI_API_KEY={REAL}"]
+    assert _credentials(mode, env, None, **gateway) == [f"OPENAI_API_KEY={REAL}"]
     assert _credentials("claude_interactive", env, None, **raw) == [f"ANTHROPIC_API_KEY={REAL}"]
 
 

@@ -1,0 +1,130 @@
+"""The real Codex CLI as a `codex_exec` worker (`codex exec`, one-shot), the loopback model mock as
+its role's endpoint: delivered with nothing typed (the instructions are its prompt), its hooks and
+bridge the same as a `codex_goal` worker's — the Stop gate holds its early stop, its result is
+recorded — and once let stop it exits by itself: its pane ends, no process of it is left."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from oms.adapters.sandbox import HOME_VIEW
+from oms.limits import LIMITS
+from oms.services.delivery.service import Delivery
+from oms.services.workspace.instructions import executor_instructions
+from oms.store.payloads import session_payload
+from tests.chain import Chain
+from tests.e2e.test_real_agents import (
+    CHANGE,
+    EARLY,
+    _check_result,
+    _deliver,
+    _pane_text,
+    _processes_of,
+    _use,
+    _wait_for_result,
+)
+from tests.helpers import eventually
+from tests.model_mock import Call, ModelMock, Say, Script
+
+ROLE = "oms.goal-long-executor"  # the scaffold's Codex role, its transport changed to codex_exec
+# its private home is writable in oms's sandbox but no workspace root of Codex's: refused only if
+# Codex's own sandbox (`sandbox_mode`) is around its commands (test_codex_inner_sandbox.py)
+HOME_PROBE = f"touch {HOME_VIEW}/oms-probe 2>/dev/null && echo home-WRITABLE || echo home-refused"
+
+
+@pytest.fixture
+def mock() -> Iterator[ModelMock]:
+    server = ModelMock(Script([])).start()
+    yield server
+    server.stop()
+
+
+def test_codex_exec_worker_end_to_end(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex_home = deliverable.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
+    deliverable.edit_config(
+        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
+    )
+    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Say(EARLY),  # held by the Stop gate: `codex exec` goes on
+            Call("exec_command", {"cmd": HOME_PROBE}),
+            Call("exec_command", {"cmd": CHANGE}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+            Say("Done: the dispatch has its result."),
+        ]
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+    _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
+    _check_result(deliverable, dispatch_id, session_id)
+    with deliverable.workspace() as ws:
+        instructions = executor_instructions(ws)
+    assert instructions in mock.seen[0].text  # its prompt, from its command line: nothing typed
+    probed = [text for s in mock.seen for name, text in s.results if "home-" in text]
+    assert probed
+    assert "home-refused" in probed[0]  # Codex's own sandbox holds inside oms's
+
+    def ended() -> bool:
+        with deliverable.workspace() as ws:
+            view = Delivery.open(ws).observe(dispatch_id)
+        return view["pane_live"] is False and not _processes_of(dispatch_id)
+
+    eventually(
+        ended,
+        timeout=30,
+        what=f"codex exec exits by itself:\n{_pane_text(deliverable, dispatch_id)}",
+    )
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "e2e over")
+
+
+def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that only ever talks: the Stop gate holds it `Limits.stop_blocks` times, then lets it
+    stop, and `codex exec` exits with no result. Its pane's end parks the worker resumable (its
+    thread is known) for a person — no clock resumes it (`conductor.due_resume`)."""
+    codex_home = deliverable.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    deliverable.edit_config(
+        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
+    )
+    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    mock.script = Script(
+        [Call("read_dispatch", {}), Call("acknowledge_dispatch", {})],
+        final_text=lambda _text: EARLY,  # and then only words, never a result
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+
+    def parked() -> dict[str, Any] | None:
+        with deliverable.workspace() as ws:
+            view = dict(Delivery.open(ws).observe(dispatch_id))
+        # (its pane's end is recorded once the supervisor wrote it: after the pane is seen dead)
+        gone = view["pane_live"] is False and not _processes_of(dispatch_id)
+        return view if gone and view["worker_health"] != "healthy" else None
+
+    view = eventually(
+        parked,
+        timeout=90,
+        what=f"codex exec exits without a result:\n{_pane_text(deliverable, dispatch_id)}",
+    )
+    assert view["dispatch_state"] == "acknowledged", view
+    assert view["agent_stopped_at"] is not None  # let stop by the gate ...
+    with deliverable.workspace() as ws:
+        history = ws.store.records("session").history(session_id)
+    # ... after its cap: `stop_blocks` blocks, and the Stop past them, which it let through
+    assert max(session_payload(v)["stop_blocks"] for v in history) == LIMITS.stop_blocks + 1
+    assert (view["worker_health"], view["session_state"]) == ("parked", "running"), view
+    assert "`oms worker resume` continues its agent's own session" in str(view["health_reason"])
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "e2e over")
