@@ -17,8 +17,8 @@ from tests.e2e.test_real_agents import (
     _deliver,
     _pane_text,
     _stop_and_check_nothing_left,
-    _use,
     _wait_for_result,
+    use_claude,
 )
 from tests.helpers import OmsCommand, eventually, scaled
 from tests.model_mock import Call, Hold, ModelMock, Script
@@ -35,11 +35,7 @@ def test_park_with_a_past_until_leaves_a_running_turn_alone(
     deliverable: Chain, mock: ModelMock, oms: OmsCommand, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Failing first: park pressed Escape (and C-u) into the pane before it refused the --until."""
-    home = deliverable.base / "user-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
+    use_claude(deliverable, mock, monkeypatch)
     mock.script = Script(
         [
             Hold(Call("read_dispatch", {})),

@@ -61,6 +61,31 @@ def _use(
     chain.edit_policy(lambda d: d["roles"][role_id]["tools"].extend(tools), commit=True)
 
 
+def use_claude(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker role is Claude Code against `mock`, with a home of its own (its caches) and a
+    key of the right form."""
+    home = chain.base / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
+    _use(chain, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
+
+
+def claude_turn() -> Script:
+    """The scripted Claude turn: read and acknowledge, an early stop (the gate blocks it), a tool
+    outside the allow-list (PreToolUse denies it), the change, the result."""
+    return Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Say(EARLY),
+            Call("WebFetch", {"url": "https://example.com", "prompt": "x"}),
+            Call("Bash", {"command": CHANGE_AND_DETACH, "description": "write the fix"}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+        ]
+    )
+
+
 def _deliver(chain: Chain) -> tuple[str, str]:
     dispatch_id, event_id = accepted(chain)
     with chain.workspace() as ws:
@@ -209,21 +234,8 @@ CHANGE_AND_DETACH = (
 def test_claude_interactive_worker_end_to_end(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = deliverable.base / "user-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
-    mock.script = Script(
-        [
-            Call("read_dispatch", {}),
-            Call("acknowledge_dispatch", {}),
-            Say(EARLY),
-            Call("WebFetch", {"url": "https://example.com", "prompt": "x"}),
-            Call("Bash", {"command": CHANGE_AND_DETACH, "description": "write the fix"}),
-            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
-        ]
-    )
+    use_claude(deliverable, mock, monkeypatch)
+    mock.script = claude_turn()
     dispatch_id, session_id = _deliver(deliverable)
     _wait_for_result(deliverable, dispatch_id, mock)
     head = _check_result(deliverable, dispatch_id, session_id)

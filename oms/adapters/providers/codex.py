@@ -35,9 +35,7 @@ from oms.adapters.sandbox import HOME_VIEW
 from oms.domain.relay import BRIDGE_SERVER, BRIDGE_TOOLS
 from oms.store.sandboxes import home_rel
 
-FEATURE_FLAGS = (
-    "--enable",
-    "goals",
+SHARED_FEATURE_FLAGS = (  # every Codex worker's (`codex_exec.py` too): hooks on, the rest off
     "--enable",
     "hooks",
     "--disable",
@@ -51,6 +49,7 @@ FEATURE_FLAGS = (
     "--disable",
     "plugins",
 )
+FEATURE_FLAGS = ("--enable", "goals", *SHARED_FEATURE_FLAGS)
 
 
 def home(session_id: str) -> str:

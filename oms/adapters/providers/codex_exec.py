@@ -31,21 +31,6 @@ from oms.adapters.providers.base import (
 from oms.adapters.quoting import check_arg
 from oms.adapters.sandbox import HOME_VIEW
 
-FEATURE_FLAGS = (
-    "--enable",
-    "hooks",
-    "--disable",
-    "apps",
-    "--disable",
-    "browser_use",
-    "--disable",
-    "computer_use",
-    "--disable",
-    "image_generation",
-    "--disable",
-    "plugins",
-)
-
 
 def plan(req: LaunchRequest) -> LaunchPlan:
     """The launch plan."""
@@ -58,7 +43,7 @@ def plan(req: LaunchRequest) -> LaunchPlan:
     )
     argv = (
         *head,
-        *FEATURE_FLAGS,
+        *codex.SHARED_FEATURE_FLAGS,
         "--strict-config",
         "--dangerously-bypass-hook-trust",
         "--model",

@@ -14,19 +14,18 @@ from oms.adapters.etcd.client import Etcd
 from oms.services.doors.hooks import STOP_REASON
 from tests.chain import Chain
 from tests.e2e.test_real_agents import (
-    CHANGE_AND_DETACH,
-    EARLY,
     _check_result,
     _deliver,
     _stop_and_check_nothing_left,
-    _use,
     _wait_for_result,
+    claude_turn,
     mock,
+    use_claude,
 )
 from tests.etcd_cluster import Cluster
 from tests.integration.etcd.test_commands_cli import _use_etcd
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, _no_record_files
-from tests.model_mock import Call, ModelMock, Say, Script
+from tests.model_mock import ModelMock
 
 __all__ = ["mock"]
 
@@ -38,24 +37,11 @@ def test_claude_code_works_a_ticket_on_the_cluster(
     etcd_cluster: Cluster,
     etcd_prefix: str,
 ) -> None:
-    home = deliverable.base / "user-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))  # Claude Code keeps caches under $HOME
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-e2e-test-key-0123456789abcdef")
-    _use(deliverable, "oms.ticket-executor", "sonnet", "claude_interactive", mock.base, [])
+    use_claude(deliverable, mock, monkeypatch)
     _use_etcd(deliverable, etcd_cluster.endpoints, etcd_prefix)
     chain = EtcdChain(deliverable.base, deliverable.repo, deliverable.state, deliverable.advisor)
     chain.clock = deliverable.clock
-    mock.script = Script(
-        [
-            Call("read_dispatch", {}),
-            Call("acknowledge_dispatch", {}),
-            Say(EARLY),
-            Call("WebFetch", {"url": "https://example.com", "prompt": "x"}),
-            Call("Bash", {"command": CHANGE_AND_DETACH, "description": "write the fix"}),
-            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
-        ]
-    )
+    mock.script = claude_turn()
     dispatch_id, session_id = _deliver(chain)
     _wait_for_result(chain, dispatch_id, mock)
     _check_result(chain, dispatch_id, session_id)
