@@ -114,7 +114,10 @@ def test_ctrl_c_ends_follow_with_one_line_and_exit_130(oms: OmsCommand, chain: C
     try:
         _next_line(proc)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # seen 3 times in full runs: what the process made of it
+            raise AssertionError(f"no end 60 s after SIGINT: {_signal_state(proc.pid)}") from None
     finally:
         proc.kill()
         proc.wait()
@@ -122,6 +125,21 @@ def test_ctrl_c_ends_follow_with_one_line_and_exit_130(oms: OmsCommand, chain: C
     said = err.decode().strip().splitlines()
     assert len(said) == 1, said
     assert said[0].startswith("oms: interrupted")
+
+
+def _signal_state(pid: int) -> str:
+    """Its signal masks (blocked, ignored, caught) and where its main thread waits, from /proc."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+    except OSError as exc:
+        return f"(/proc/{pid} unreadable: {exc})"
+    masks = [
+        line
+        for line in status
+        if line.startswith(("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt", "Threads"))
+    ]
+    return "; ".join([*masks, f"wchan {wchan}"])
 
 
 def test_a_log_line_longer_than_a_read_is_shown_in_pieces(oms: OmsCommand, chain: Chain) -> None:
