@@ -57,13 +57,16 @@ def run_cli(args: Sequence[str]) -> int:
     import typer
 
     from oms.cli.app import COMPLETE_VAR, app
+    from oms.cli.narrow import narrowed
 
-    if os.environ.get(COMPLETE_VAR):  # a completion script asks for the words that can come next
+    completing = bool(os.environ.get(COMPLETE_VAR))
+    if completing:  # a completion script asks for the words that can come next
         from typer._completion_classes import completion_init
 
         completion_init()
+    runs = app if completing else narrowed(app, args)  # only the named command's tree is built
     try:
-        result = app(args=list(args), prog_name="oms", standalone_mode=False)
+        result = runs(args=list(args), prog_name="oms", standalone_mode=False)
     except KeyboardInterrupt:
         sys.stderr.write("oms: interrupted\n")
         return EXIT_INTERRUPTED

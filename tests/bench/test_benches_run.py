@@ -95,6 +95,10 @@ SMALL: dict[str, Small] = {
             "`oms ticket add` on etcd, 3 hosts up / on files",
         ),
     ),
+    "cli_tree_bench.py": Small(
+        ("--runs", "2"),
+        ("Click tree, narrowed / whole app", "oms ticket list --json, narrowed / whole app"),
+    ),
     "help_bench.py": Small(
         ("--runs", "3"),
         ("oms hook provider --help / oms --version", "oms --help (Typer) / oms --version"),

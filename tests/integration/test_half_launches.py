@@ -187,7 +187,8 @@ def test_a_relaunch_over_a_dead_pane_trusts_only_the_new_panes_end(deliverable: 
         )
         _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)
         supervise.record_exit(ws.store.state.root, dispatch_id, (7, None, None))
-    assert _deliver(deliverable, event_id)["status"] == "created"
+    outcome = _deliver(deliverable, event_id)
+    assert outcome["status"] == "created", outcome
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
         _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)

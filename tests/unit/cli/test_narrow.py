@@ -1,0 +1,118 @@
+"""The Typer app narrowed to what argv names: the command that runs is the one registered, and only
+its own level is built whole when a word is not a command (help, an option, a typo)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from typer._click import Command, Context  # the Click Typer carries (ADR 0006)
+from typer.core import TyperGroup
+from typer.main import get_command
+
+from oms.cli.app import app
+from oms.cli.entry import main
+from oms.cli.narrow import narrowed
+
+FULL = get_command(app)
+
+
+def _paths(command: Command, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    if isinstance(command, TyperGroup):
+        for name, sub in command.commands.items():
+            yield from _paths(sub, (*path, name))
+    else:
+        yield path
+
+
+def _at(command: Command, path: tuple[str, ...]) -> Command:
+    for name in path:
+        assert isinstance(command, TyperGroup)
+        command = command.commands[name]
+    return command
+
+
+def _info(command: Command, path: tuple[str, ...]) -> tuple[object, ...]:
+    """What a run of `command` depends on: its parameters as parsed, and its help as shown."""
+    with Context(command, info_name=path[-1] if path else "oms") as ctx:
+        params = [
+            (type(p).__name__, p.name, p.opts, p.secondary_opts, repr(p.type), p.required)
+            + (repr(p.default), p.nargs, p.multiple, p.is_eager, p.expose_value)
+            for p in command.params
+        ]
+        return params, command.get_help(ctx), command.hidden, command.no_args_is_help
+
+
+PATHS = sorted(_paths(FULL))
+
+
+def test_every_command_is_reached() -> None:
+    assert len(PATHS) > 60
+    assert ("worker", "deliver") in PATHS
+    assert ("status",) in PATHS
+
+
+@pytest.mark.parametrize("path", PATHS, ids=" ".join)
+def test_a_narrowed_command_is_the_registered_one_and_nothing_beside_it(
+    path: tuple[str, ...],
+) -> None:
+    narrow = get_command(narrowed(app, [*path, "--json"]))
+    assert _info(_at(narrow, path), path) == _info(_at(FULL, path), path)
+    level: Command = narrow
+    for name in path:  # each level holds only the word argv named
+        assert isinstance(level, TyperGroup)
+        assert list(level.commands) == [name]
+        level = level.commands[name]
+    assert _info(narrow, ())[0] == _info(FULL, ())[0]  # the root's own options, as they were
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--help"], ["--verbose", "worker", "deliver"], ["wroker", "deliver"], ["-h"]],
+)
+def test_a_word_that_is_no_command_keeps_the_whole_app(args: list[str]) -> None:
+    assert narrowed(app, args) is app
+
+
+@pytest.mark.parametrize("word", ["--help", "delivr", "--json"])
+def test_a_group_is_built_whole_when_its_next_word_is_no_command(word: str) -> None:
+    narrow = get_command(narrowed(app, ["worker", word]))
+    assert isinstance(narrow, TyperGroup)
+    assert list(narrow.commands) == ["worker"]
+    assert _info(narrow.commands["worker"], ("worker",)) == _info(
+        _at(FULL, ("worker",)), ("worker",)
+    )
+
+
+def test_the_whole_app_is_left_as_it_was() -> None:
+    narrowed(app, ["worker", "deliver"])
+    assert sorted(_paths(get_command(app))) == PATHS
+
+
+def test_help_and_a_typo_read_as_they_did(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "worker" in capsys.readouterr().out  # the root's help lists every group
+    assert main(["worker", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "deliver" in out
+    assert "observe" in out
+    assert main(["worker", "delivr"]) == 2
+    assert "No such command 'delivr'" in capsys.readouterr().err
+
+
+def test_an_app_without_a_callback_keeps_its_commands_a_group() -> None:
+    """Typer builds an app of one command and no callback as that command alone: argv's first word
+    would then be read as its argument, so such an app is never narrowed to one command."""
+    import typer
+
+    plain = typer.Typer()
+
+    @plain.command()
+    def feed() -> None:
+        return None
+
+    @plain.command()
+    def other() -> None:
+        return None
+
+    assert narrowed(plain, ["feed"]) is plain
