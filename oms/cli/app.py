@@ -10,21 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from oms.cli import (
-    audit_cmds,
-    conductor_cmds,
-    dispatch_cmds,
-    host_cmds,
-    live_cmds,
-    pool_cmds,
-    proxy_cmds,
-    result_cmds,
-    route_cmds,
-    store_cmds,
-    ticket_cmds,
-    version_cmd,
-    worker_cmds,
-)
+from oms.cli import version_cmd
 from oms.cli.common import (
     ConfigRootOpt,
     JsonOpt,
@@ -58,7 +44,7 @@ Examples:
   oms conductor run
   oms result merge tkt-1"""
 
-app = typer.Typer(
+root = typer.Typer(  # the root's own commands; `app` is it with every group
     name="oms",
     help=ROOT_HELP,
     add_completion=False,
@@ -68,21 +54,58 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=SECTION,
 )
-app.add_typer(store_cmds.app, name="store")
-app.add_typer(ticket_cmds.app, name="ticket")
-app.add_typer(ticket_cmds.worktree_app, name="worktree")
-app.add_typer(dispatch_cmds.app, name="dispatch")
-app.add_typer(dispatch_cmds.policy_app, name="policy")
-app.add_typer(live_cmds.app, name="live")
-app.add_typer(worker_cmds.app, name="worker")
-app.add_typer(conductor_cmds.app, name="conductor")
-app.add_typer(pool_cmds.app, name="pool")
-app.add_typer(route_cmds.app, name="route")
-app.add_typer(route_cmds.provider_app, name="provider")
-app.add_typer(proxy_cmds.app, name="proxy")
-app.add_typer(result_cmds.app, name="result")
-app.add_typer(audit_cmds.app, name="audit")
-app.add_typer(host_cmds.app, name="host")
+# The command groups, in the order the root's help lists them: (name, module in oms.cli, its Typer).
+# A run imports only the module of the group its first word names (`app_for`); the frozen build
+# carries every oms.cli module (build/oms.spec).
+GROUPS = (
+    ("store", "store_cmds", "app"),
+    ("ticket", "ticket_cmds", "app"),
+    ("worktree", "ticket_cmds", "worktree_app"),
+    ("dispatch", "dispatch_cmds", "app"),
+    ("policy", "dispatch_cmds", "policy_app"),
+    ("live", "live_cmds", "app"),
+    ("worker", "worker_cmds", "app"),
+    ("conductor", "conductor_cmds", "app"),
+    ("pool", "pool_cmds", "app"),
+    ("route", "route_cmds", "app"),
+    ("provider", "route_cmds", "provider_app"),
+    ("proxy", "proxy_cmds", "app"),
+    ("result", "result_cmds", "app"),
+    ("audit", "audit_cmds", "app"),
+    ("host", "host_cmds", "app"),
+)
+
+
+def _with(groups: Sequence[tuple[str, str, str]]) -> typer.Typer:
+    """The root with `groups` (their modules imported now)."""
+    import copy
+    import importlib
+
+    app = copy.copy(root)
+    app.registered_groups = []
+    for name, module, attribute in groups:
+        group = getattr(importlib.import_module(f"oms.cli.{module}"), attribute)
+        app.add_typer(group, name=name)
+    return app
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app a run of `args` needs: a root command's, or the group its first word names (that
+    group's module alone imported), narrowed to the command (`cli/narrow.py`); any other first word
+    (an option, help, a typo) gets every group."""
+    from oms.cli.narrow import names, narrowed
+
+    if args[:1] and args[0] in names(root):
+        return narrowed(_with(()), args)
+    return narrowed(_with([g for g in GROUPS if args[:1] == [g[0]]] or GROUPS), args)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`app`: the whole app, every group's module imported (the docs, completion, the tests)."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    whole = globals()["app"] = _with(GROUPS)
+    return whole
 
 
 def _version(value: bool) -> None:
@@ -91,7 +114,7 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
+@root.callback()
 def _root(
     version: Annotated[
         bool,
@@ -116,7 +139,7 @@ AUTHOR_HELP = (
 )
 
 
-@app.command()
+@root.command()
 def init(
     commit: Annotated[
         bool,
@@ -223,7 +246,7 @@ def _next_commit(repo: str) -> None:
     typer.echo(f"             (what runs comes from HEAD; `oms init --commit` does it), {then}")
 
 
-@app.command()
+@root.command()
 def doctor(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
@@ -258,7 +281,7 @@ def doctor(
         raise typer.Exit(1)
 
 
-@app.command()
+@root.command()
 def status(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
@@ -337,7 +360,7 @@ def _tickets_table(
     typer.echo("\n".join(lines))  # one write: a call per row was a fifth of `oms status`'s time
 
 
-@app.command()
+@root.command()
 def demo(
     directory: Annotated[
         str | None,
@@ -482,7 +505,7 @@ COMPLETION_SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_OMS_COMPLETE"  # the completion scripts call oms with it set (`cli/boundary.py`)
 
 
-@app.command()
+@root.command()
 def completion(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish.", metavar="SHELL")],
 ) -> None:
@@ -515,7 +538,7 @@ def completion(
     typer.echo((_completion_scripts[shell] % names).strip())
 
 
-@app.command()
+@root.command()
 def web(
     port: Annotated[
         int, typer.Option("--port", help="The port on 127.0.0.1 (0: a free one).", min=0, max=65535)
@@ -563,4 +586,4 @@ def web(
         board.server_close()
 
 
-app.command("version")(version_cmd.version)
+root.command("version")(version_cmd.version)

@@ -56,15 +56,15 @@ def run_cli(args: Sequence[str]) -> int:
     """Run the Typer app on `args`, mapping every outcome to an exit code."""
     import typer
 
-    from oms.cli.app import COMPLETE_VAR, app
-    from oms.cli.narrow import narrowed
+    from oms.cli import app as apps
 
-    completing = bool(os.environ.get(COMPLETE_VAR))
-    if completing:  # a completion script asks for the words that can come next
+    if os.environ.get(apps.COMPLETE_VAR):  # a completion script asks for the words that come next
         from typer._completion_classes import completion_init
 
         completion_init()
-    runs = app if completing else narrowed(app, args)  # only the named command's tree is built
+        runs = apps.app
+    else:  # only the named command's module is imported, and only its tree built
+        runs = apps.app_for(args)
     try:
         result = runs(args=list(args), prog_name="oms", standalone_mode=False)
     except KeyboardInterrupt:

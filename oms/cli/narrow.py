@@ -49,6 +49,11 @@ def _only(app: Typer, *, commands: list[CommandInfo], groups: list[TyperInfo]) -
     return narrow
 
 
+def names(app: Typer) -> frozenset[str]:
+    """The names of `app`'s own commands (not its groups')."""
+    return frozenset(name for name in map(_command_name, app.registered_commands) if name)
+
+
 def _command_name(command: CommandInfo) -> str | None:
     if command.name:
         return command.name

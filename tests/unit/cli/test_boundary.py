@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 import oms.cli.app as app_module
-from oms.cli import boundary, narrow
+from oms.cli import boundary
 from oms.cli.entry import main
 from oms.errors import StateRootError, UsageError
 
@@ -15,7 +15,7 @@ from oms.errors import StateRootError, UsageError
 @pytest.fixture(autouse=True)
 def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """The app a test puts in place runs whole (some are plain functions, not a Typer)."""
-    monkeypatch.setattr(narrow, "narrowed", lambda app, _args: app)
+    monkeypatch.setattr(app_module, "app_for", lambda _args: app_module.app)
 
 
 def _explode(exc: BaseException) -> Callable[..., None]:
@@ -147,7 +147,7 @@ def test_a_reader_that_left_ends_oms_quietly() -> None:
         "@t.command()\n"
         "def other() -> None:\n"
         "    pass\n"
-        "a.app = t\n"
+        "a.app_for = lambda _args: t\n"
         "sys.exit(boundary.run_cli(['many']))\n"
     )
     pipe = subprocess.PIPE

@@ -10,7 +10,7 @@ from typer._click import Command, Context  # the Click Typer carries (ADR 0006)
 from typer.core import TyperGroup
 from typer.main import get_command
 
-from oms.cli.app import app
+from oms.cli.app import GROUPS, app, app_for
 from oms.cli.entry import main
 from oms.cli.narrow import narrowed
 
@@ -64,6 +64,36 @@ def test_a_narrowed_command_is_the_registered_one_and_nothing_beside_it(
         assert list(level.commands) == [name]
         level = level.commands[name]
     assert _info(narrow, ())[0] == _info(FULL, ())[0]  # the root's own options, as they were
+
+
+@pytest.mark.parametrize("path", PATHS, ids=" ".join)
+def test_the_app_a_run_gets_holds_its_command_as_the_whole_app_does(path: tuple[str, ...]) -> None:
+    runs = get_command(app_for([*path, "--json"]))
+    assert _info(_at(runs, path), path) == _info(_at(FULL, path), path)
+    assert list(runs.commands) == [path[0]]  # type: ignore[attr-defined]
+
+
+def test_a_run_imports_the_module_of_its_own_group_alone() -> None:
+    """Every other group's module stays unimported: a command's start pays for its own."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from oms.cli.app import app_for\n"
+        "app_for(sys.argv[1:])\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.endswith('_cmds'))))\n"
+    )
+
+    def loaded(*args: str) -> str:
+        run = [sys.executable, "-c", script, *args]
+        return subprocess.run(run, capture_output=True, text=True, check=True).stdout.strip()
+
+    assert loaded("worker", "deliver") == "oms.cli.worker_cmds"
+    assert loaded("provider", "show") == "oms.cli.route_cmds"
+    assert loaded("status", "--json") == ""
+    every = {f"oms.cli.{module}" for _, module, _ in GROUPS}
+    assert set(loaded("--help").split()) == every  # the root's help lists every group
 
 
 @pytest.mark.parametrize(
