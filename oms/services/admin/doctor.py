@@ -532,15 +532,15 @@ def launch_checks(state_root: str, config_root: str, config: Config) -> list[Che
     bubblewrap, a cgroup (unless the config gives them up), each role's login, the paths."""
     named = (config.advisor_role, config.worker_role)
     in_use = [config.roles[r] for r in named if r in config.roles]
-    agents = [r for r in in_use if agent_login(r) is not None]
-    clis = {"git", "tmux"} | {agent[0] for r in agents if (agent := agent_login(r)) is not None}
+    agents = {r.role_id: agent for r in in_use if (agent := agent_login(r)) is not None}
+    clis = {"git", "tmux"} | {cli for cli, _ in agents.values()}
     out = [check for check in _tools() if check.name in clis]
     out += [check for check in _sandbox() if check.name == "bubblewrap"]
     worker = config.roles.get(config.worker_role)
     if not (config.limits.unsafe or (worker is not None and worker.limits.unsafe)):
         out += [check for check in _cgroups(config_root, config) if check.name == "cgroups"]
     env = child_env(keep=ADVISOR_ENV)
-    out += [login(config, role, True, env) for role in agents]
+    out += [login(config, role, True, env) for role in in_use if role.role_id in agents]
     out.append(paths(state_root, config_root, config))  # the config read once, passed down
     return out
 
