@@ -377,6 +377,7 @@ def provider_tables() -> dict[str, Any]:
         "HOOK_CONTRACT": {p.name: p.hook_contract for p in found},
         "CLI": {p.transport: p.compatible[0] for p in found if p.compatible is not None},
         "FAMILIES": {p.transport: p.family for p in found if p.family is not None},
+        "FINAL_STOP": tuple(p.transport for p in found if p.stop_is_final),
     }
 
 
@@ -389,6 +390,7 @@ NAMES_NOTES = {
     "HOOK_CONTRACT": "name -> what `oms hook provider --provider-version` must be",
     "CLI": "transport -> the agent CLI its launch runs",
     "FAMILIES": "transport -> the model API family its CLI speaks (the proxy routes it)",
+    "FINAL_STOP": "the transports whose agent, let stop without a result, takes no turn again",
 }
 
 

@@ -64,3 +64,9 @@ FAMILIES: dict[str, str] = {
     "claude_interactive": "anthropic",
     "codex_exec": "openai",
 }
+
+# the transports whose agent, let stop without a result, takes no turn again
+FINAL_STOP: tuple[str, ...] = (
+    "claude_interactive",
+    "codex_exec",
+)

@@ -20,8 +20,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oms.adapters.cli_models import LOGIN_HINTS, login_hint, login_missing
-from oms.adapters.providers.base import CODEX_PROVIDER, codex_provider
+from oms.adapters.cli_models import login_missing
+from oms.adapters.providers.base import (
+    CLAUDE_LOGIN,
+    CODEX_LOGIN,
+    CODEX_PROVIDER,
+    Login,
+    codex_provider,
+)
 from oms.adapters.quoting import toml_value
 from oms.canonical import JsonObject, dumps, loads_object
 from oms.canonical.strict_json import loads_foreign
@@ -64,9 +70,11 @@ class Plan:
     stdin: bytes
     envelope: str  # "plain" (the verdict is stdout) or "claude" (stdout is Claude's JSON envelope)
     env: tuple[tuple[str, str], ...] = ()  # set on top of the allow-listed environment
-    login: str | None = (
-        None  # "codex" or "claude": its login is checked before it runs (no role endpoint)
-    )
+    login: Login | None = None  # its CLI's login, checked before it runs (no role endpoint)
+
+
+# an advisor transport -> how its CLI's login is asked (`command` runs no agent CLI)
+LOGINS = {"codex_exec": CODEX_LOGIN, "claude_print": CLAUDE_LOGIN}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +137,7 @@ def plan(
             ),
             prompt,
             "plain",
-            login="codex" if role.endpoint is None else None,
+            login=LOGINS[role.transport] if role.endpoint is None else None,
         )
     if role.transport == "claude_print":
         return Plan(
@@ -150,7 +158,7 @@ def plan(
             prompt,
             "claude",
             (("ANTHROPIC_BASE_URL", role.endpoint),) if role.endpoint is not None else (),
-            login="claude" if role.endpoint is None else None,
+            login=LOGINS[role.transport] if role.endpoint is None else None,
         )
     raise InvalidInputError(f"transport {role.transport} cannot run an advisor")
 
@@ -172,7 +180,7 @@ def execute(
     if advisor.login is not None:
         missing = login_missing(advisor.login, env)
         if missing is not None:
-            raise AdvisorError(f"cannot run the advisor: {missing}", hint=login_hint(advisor.login))
+            raise AdvisorError(f"cannot run the advisor: {missing}", hint=advisor.login.hint)
     started = clock()
     try:
         done = run(
@@ -226,7 +234,7 @@ def advice(said: str) -> str | None:
     """What to do about an advisor's last words (None: nothing known)."""
     low = said.lower()
     if any(w in low for w in _LOGIN_WORDS):
-        return "log in: " + LOGIN_HINTS["codex"] + "; for Claude: " + LOGIN_HINTS["claude"]
+        return "log in: " + CODEX_LOGIN.hint + "; for Claude: " + CLAUDE_LOGIN.hint
     if any(w in low for w in _NETWORK_WORDS):
         return NETWORK_HINT
     return None

@@ -8,6 +8,9 @@ offline.
   2026",...}}`), from which every pane shows "⚠ Claude Sonnet 4.5 was retired on November 30, 2026".
   There is no command that prints it, so the entry for the model is found in the binary (mapped, not
   read whole). A format this does not recognise gives no answer, never a false one.
+
+And whether a CLI can authenticate (`login_missing`), asked as its provider's registry entry says
+(`Provider.login`; an advisor's, `adapters/advisor.LOGINS`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import re
 from datetime import UTC, datetime
 
+from oms.adapters.providers.base import Login
 from oms.canonical import loads_object
 from oms.canonical.strict_json import loads_foreign
 from oms.errors import InvalidInputError, ProcessError
@@ -84,53 +88,26 @@ def claude_retirement(model: str) -> tuple[str, str, bool] | None:
     return name, date, when <= datetime.now(UTC)
 
 
-LOGIN_HINTS = {
-    "codex": (
-        "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give "
-        "the role an `endpoint` in .oms/config.toml"
-    ),
-    "claude": (
-        "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or "
-        "give the role an `endpoint` in .oms/config.toml"
-    ),
-}
-
-
-def login_hint(cli: str) -> str:
-    """How to log `cli` in: its own hint, or (a CLI oms has none for) a general one — never a
-    lookup that fails."""
-    return LOGIN_HINTS.get(
-        cli,
-        f"log {cli} in as its documentation says, or give the role an `endpoint` in "
-        ".oms/config.toml",
-    )
-
-
-def login_missing(cli: str, env: dict[str, str]) -> str | None:
-    """Why `cli` ("codex" or "claude") cannot authenticate, asked of the CLI itself (`codex login
-    status`, `claude auth status`; each answers offline in well under a second); None: it can, or it
-    cannot say."""
-    keys = ("OPENAI_API_KEY", "CODEX_API_KEY") if cli == "codex" else ("ANTHROPIC_API_KEY",)
-    if any(env.get(k) for k in keys):
+def login_missing(login: Login, env: dict[str, str]) -> str | None:
+    """Why the CLI `login` describes cannot authenticate, asked of the CLI itself, offline, as its
+    provider declares (`Provider.login`: `codex login status`, `claude auth status`; each answers
+    in well under a second); None: it can, or it cannot say."""
+    if any(env.get(k) for k in login.keys):
         return None
-    argv = ("codex", "login", "status") if cli == "codex" else ("claude", "auth", "status")
     try:
-        done = run(argv, cwd=NEUTRAL, env=env, timeout=20, max_output=64 * 1024, check=False)
+        done = run(login.argv, cwd=NEUTRAL, env=env, timeout=20, max_output=64 * 1024, check=False)
     except ProcessError:
         return None  # not installed or hung: the run itself says so
-    if cli == "codex":
+    asked = " ".join(login.argv)
+    if login.json_field is None:
         said = _last_line(done.stdout + b"\n" + done.stderr)
-        return (
-            f"the Codex CLI is not logged in (`codex login status`: {said})"
-            if done.returncode
-            else None
-        )
+        return f"{login.title} is not logged in (`{asked}`: {said})" if done.returncode else None
     try:
-        logged_in = loads_object(done.stdout.strip()).get("loggedIn")
+        logged_in = loads_object(done.stdout.strip()).get(login.json_field)
     except InvalidInputError:
         return None
     return (
-        "Claude Code is not logged in (`claude auth status`: loggedIn false)"
+        f"{login.title} is not logged in (`{asked}`: {login.json_field} false)"
         if logged_in is False
         else None
     )

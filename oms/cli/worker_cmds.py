@@ -94,7 +94,8 @@ def park(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Interrupt the agent and park the worker until a time.
+    """Interrupt the agent and park the worker until a time (refused, nothing changed, for an
+    agent that cannot pause: a `codex_exec` worker runs on to its end).
 
     Examples:
 
@@ -108,7 +109,7 @@ def park(
 
     with workspace(state_root_, config_root_) as ws:
         dispatch, until = handles.dispatch(ws, dispatch), when(until, ws.now(), ahead=True)
-        view = Delivery.open(ws).park(dispatch, reason, until)
+        view = Delivery.open(ws).park(dispatch, reason, until, person=True)
     emit({"ok": True, **view}) if json_out else _print(view)
 
 
@@ -235,7 +236,8 @@ def send(
     json_out: JsonOpt = False,
 ) -> None:
     """Type a person's message into a live agent's conversation: recorded first, control
-    characters dropped, only for a running attempt without a result.
+    characters dropped, only for a running attempt without a result, of an agent that reads its
+    terminal (refused, nothing sent, to a `codex_exec` worker: `codex exec` reads nothing typed).
 
     Examples:
 

@@ -211,6 +211,18 @@ class ResumeWay(StrEnum):
     )
 
 
+def check_parkable(transport: str, parkable: bool) -> None:
+    """May a person park a worker of `transport` (`oms worker park`)? Only one whose provider says
+    so (`Provider.parkable`, the registry): `codex exec` has no keys that pause it, and a park
+    would say it rests while it runs on to its end (ADR 0045 amendment `ends`)."""
+    if not parkable:
+        raise InvalidInputError(
+            f"worker cannot be parked: its agent ({transport}) cannot pause and would run on to "
+            "its end; nothing was changed",
+            hint="let it finish, or stop it (`oms worker stop`)",
+        )
+
+
 def check_resume(
     session_state: str,
     health: str,

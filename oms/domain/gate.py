@@ -15,8 +15,10 @@ Stop too, so prompts are not counted again). Turns are counted from `progress_si
 then the dispatch's acknowledgement, then each resume — and nothing else resets them: not a `/goal`
 continuation, not a prompt. The Stop that reaches the session's `max_turns_without_result`, or that
 comes `max_minutes_without_result` after `progress_since`, is let through and the worker is to be
-parked with the reason NO_RESULT. So is a Claude Code Stop the gate's cap lets through: Claude then
-waits for a prompt nobody will type, with no result, for good.
+parked with the reason NO_RESULT. So is a Stop the gate's cap lets through of an agent that then
+takes no turn of its own again — its provider says so (`Provider.stop_is_final`, in the registry;
+`FINAL_STOP` here): Claude Code waits for a prompt nobody will type, `codex exec` exits (ADR 0045
+amendment `ends`); a Codex goal goes on to its next turn.
 
 Versions. A hook's payload is worth a session version at once only for a fact others act on that the
 latest version lacks: the first hook after another writer (a registration, a park, a resume), the
@@ -36,11 +38,12 @@ version per hook).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from oms.canonical import add_ms, parse_ts
 from oms.limits import LIMITS
+from oms.provider_names import FINAL_STOP
 
 if TYPE_CHECKING:  # the hook's door imports this module: the TypedDicts are for mypy only
     from oms.schemas.payloads import SessionPayload
@@ -51,15 +54,17 @@ NO_RESULT = "no_result"
 @dataclass(frozen=True, slots=True)
 class Hook:
     """What the gate needs of one hook: its event (the one oms registered), the provider, the
-    agent's own session id, whether the agent CLI says this Stop continues a blocked one, and how
+    agent's own session id, whether the agent CLI says this Stop continues a blocked one, how
     many turns a Stop ends (more than one when the broker answered earlier Stops unrecorded, past
-    its hook budget)."""
+    its hook budget), and the dispatch's transport (its `provider_mode`: what the registry says
+    the agent can still do)."""
 
     event: str
     provider: str
     native_ref: str
     stop_hook_active: bool = False
     turns: int = 1
+    transport: str = field(kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +114,10 @@ def after(
             out["stop_blocks"] = blocks
             hold = not (hook.stop_hook_active and blocks > LIMITS.stop_blocks)
             released = not hold
-            if released and hook.provider == "claude":
+            if released and final_stop(hook.transport):
                 no_result = (
-                    f"Claude Code stopped without a result after {LIMITS.stop_blocks} blocked stops"
+                    f"the agent stopped without a result after {LIMITS.stop_blocks} blocked stops "
+                    "and takes no turn of its own again"
                 )
         no_result = _bound(out, turns, since, now) or no_result
         hold = hold and no_result is None
@@ -133,6 +139,12 @@ def after(
     if prompt(hook):
         out["last_prompted_at"] = now
     return After(out, hold, no_result, released)
+
+
+def final_stop(transport: str) -> bool:
+    """Does an agent of `transport`, once let stop without a result, take no turn of its own again
+    (its provider's `stop_is_final`)? Then its worker waits for a person (parked NO_RESULT)."""
+    return transport in FINAL_STOP
 
 
 def prompt(hook: Hook) -> bool:

@@ -9,9 +9,10 @@ newline is typed as a line feed, which the agent CLIs read as "a new line in the
 line. A message whose first character a CLI reads as a command (`/` a slash command, `!` a shell
 command, `#` a memory) is typed after a space, so it stays a message.
 
-Who may be sent a message (`check_send`): a live, unfenced attempt — its dispatch accepted or
-acknowledged (no result yet), its worker idle or working and healthy or stalled, its session
-running, its pane live. Anything else is refused in one line saying why.
+Who may be sent a message: an agent that reads its terminal (`check_reads`: its provider says so in
+the registry; `codex exec` does not), and then (`check_send`) a live, unfenced attempt — its
+dispatch accepted or acknowledged (no result yet), its worker idle or working and healthy or
+stalled, its session running, its pane live. Anything else is refused in one line saying why.
 """
 
 from __future__ import annotations
@@ -58,6 +59,18 @@ def check_size(size: int, bound: int) -> None:
         raise InvalidInputError(
             f"the message is {size} bytes, more than the {bound} a message may be",
             hint="shorten it, or commit the long text and send its path",
+        )
+
+
+def check_reads(transport: str, takes_messages: bool) -> None:
+    """May a message be typed to a worker of `transport` at all? Only one whose provider says its
+    agent reads its terminal (`Provider.takes_messages`, the registry): `codex exec` takes its
+    prompt from its command line and reads nothing typed (ADR 0045 amendment `ends`)."""
+    if not takes_messages:
+        raise InvalidInputError(
+            f"worker cannot be sent a message: its agent ({transport}) reads nothing from its "
+            "terminal; nothing was sent",
+            hint="stop it (`oms worker stop`) and dispatch the ticket again with the note in it",
         )
 
 

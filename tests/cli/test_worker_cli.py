@@ -14,6 +14,8 @@ from oms.canonical import add_ms, now, parse_ts
 from oms.fsio.procinfo import group_alive
 from tests.agent_side import snapshot
 from tests.chain import Chain, accepted, use_worker, wait_for
+from tests.e2e.test_codex_exec import ROLE as CODEX_ROLE
+from tests.e2e.test_real_agents import _use
 from tests.helpers import OmsCommand, eventually
 
 pytestmark = pytest.mark.cli
@@ -206,3 +208,40 @@ def test_stop_fails_when_the_panes_processes_cannot_be_ended(
         "stopped",
         False,
     )
+
+
+def test_a_codex_exec_worker_takes_no_message_and_no_park(
+    oms: OmsCommand, deliverable: Chain
+) -> None:
+    """`codex exec` reads nothing typed into its terminal and has no keys that pause it: its
+    provider says so in the registry (`takes_messages`, `parkable`), and a person's `oms worker
+    send` and `oms worker park` are refused in one line before anything is looked at, recorded or
+    typed (ADR 0045 amendment `ends`) — so an accepted dispatch, never delivered, shows it."""
+    deliverable.edit_config(
+        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
+    )
+    _use(deliverable, CODEX_ROLE, "gpt-6.2-sol", "codex_exec", "http://127.0.0.1:9/v1", [])
+    dispatch_id, _ = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        before = ws.store.events.ids(), ws.store.records("worker").read(dispatch_id)
+    for args, said in (
+        (("send", dispatch_id, "the tests live in tests/unit"), "cannot be sent a message"),
+        (("park", dispatch_id, "--until", "2h"), "cannot be parked"),
+    ):
+        for json_out in (False, True):
+            result = _run(oms, deliverable, "worker", *args, *(("--json",) * json_out))
+            if json_out:
+                assert result.returncode == 1, result.stdout + result.stderr
+                error = json.loads(result.stdout)
+                assert (error["ok"], error["error"]) == (False, "invalid-input"), error
+                assert said in error["message"], error
+                assert "codex_exec" in error["message"], error
+            else:
+                line = _one_line_error(result)
+                assert said in line, line
+                assert "codex_exec" in line, line
+    with deliverable.workspace() as ws:
+        # no message recorded, nothing parked
+        assert (ws.store.events.ids(), ws.store.records("worker").read(dispatch_id)) == before
+    help_text = _run(oms, deliverable, "worker", "send", "--help").stdout
+    assert "codex_exec" in " ".join(help_text.split())

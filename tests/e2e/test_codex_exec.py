@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from oms.adapters.sandbox import HOME_VIEW
+from oms.domain.gate import NO_RESULT
+from oms.errors import InvalidInputError
 from oms.limits import LIMITS
 from oms.services.delivery.service import Delivery
 from oms.services.workspace.instructions import executor_instructions
@@ -64,6 +66,12 @@ def test_codex_exec_worker_end_to_end(
         ]
     )
     dispatch_id, session_id = _deliver(deliverable)
+    with deliverable.workspace() as ws:  # a person's message and park: refused, its run goes on
+        delivery = Delivery.open(ws)
+        with pytest.raises(InvalidInputError, match="reads nothing from its terminal"):
+            delivery.send(dispatch_id, "the tests live in tests/unit", person="e2e")
+        with pytest.raises(InvalidInputError, match="cannot pause"):
+            delivery.park(dispatch_id, "a person's park", "2099-01-01T00:00:00.000Z", person=True)
     _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
     _check_result(deliverable, dispatch_id, session_id)
     with deliverable.workspace() as ws:
@@ -91,8 +99,10 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A model that only ever talks: the Stop gate holds it `Limits.stop_blocks` times, then lets it
-    stop, and `codex exec` exits with no result. Its pane's end parks the worker resumable (its
-    thread is known) for a person — no clock resumes it (`conductor.due_resume`)."""
+    stop, and `codex exec` exits with no result. A run that exited takes no turn of its own again
+    (its provider's `stop_is_final`), so the Stop the gate lets through parks the worker
+    `no_result` at once, as Claude Code's (ADR 0045 amendment `ends`): a person looks, and no
+    clock resumes it (`conductor.due_resume`); its pane's end keeps that park."""
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -124,7 +134,7 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
         history = ws.store.records("session").history(session_id)
     # ... after its cap: `stop_blocks` blocks, and the Stop past them, which it let through
     assert max(session_payload(v)["stop_blocks"] for v in history) == LIMITS.stop_blocks + 1
-    assert (view["worker_health"], view["session_state"]) == ("parked", "running"), view
-    assert "`oms worker resume` continues its agent's own session" in str(view["health_reason"])
+    assert (view["worker_health"], view["health_reason"]) == ("parked", NO_RESULT), view
+    assert view["session_state"] == "parked", view
     with deliverable.workspace() as ws:
         Delivery.open(ws).stop(dispatch_id, "e2e over")

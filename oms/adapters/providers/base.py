@@ -96,6 +96,39 @@ class LaunchPlan:
     host_network: bool = False  # the role asked for the host's network (ADR 0026); else loopback
 
 
+@dataclass(frozen=True, slots=True)
+class Login:
+    """How to ask an agent CLI, offline, whether it can authenticate (`oms doctor`'s login line and
+    the advisor's first check: `adapters/cli_models.login_missing`). A provider without one
+    (`Provider.login` None) is not asked: doctor says its login is not checked."""
+
+    cli: str  # the CLI, as a person calls it (`codex`)
+    title: str  # as a line names it (`the Codex CLI`)
+    argv: tuple[str, ...]  # the question; exit 0 = logged in (unless `json_field`)
+    keys: tuple[str, ...]  # any of these variables set: it has a key, nothing is asked
+    hint: str  # how a person logs it in (one line)
+    json_field: str | None = None  # it answers a JSON object: this field false = not logged in
+
+
+CODEX_LOGIN = Login(
+    "codex",
+    "the Codex CLI",
+    ("codex", "login", "status"),
+    ("OPENAI_API_KEY", "CODEX_API_KEY"),
+    "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`), or give the "
+    "role an `endpoint` in .oms/config.toml",
+)
+CLAUDE_LOGIN = Login(
+    "claude",
+    "Claude Code",
+    ("claude", "auth", "status"),
+    ("ANTHROPIC_API_KEY",),
+    "run `claude` and `/login`, or set ANTHROPIC_API_KEY, or give the role an `endpoint` in "
+    ".oms/config.toml",
+    json_field="loggedIn",
+)
+
+
 CODEX_PROVIDER = "oms_endpoint"
 CONTINUE = (
     "Continue the dispatch where you stopped."  # typed to resume an interrupted or relaunched agent
@@ -202,3 +235,15 @@ class Provider(NamedTuple):
     token_variable: str | None = None  # the variable a proxy token goes in (None: no model)
     raw_key: str | None = None  # a `credential = "raw"` role's one variable of the environment
     family: str | None = None  # the model API family its CLI speaks (None: routes nowhere)
+    login: Login | None = None  # how its CLI's login is asked (None: not checked)
+    # What its agent can still do (ADR 0045 amendment `ends`), asked by the layers below adapters
+    # through `oms/provider_names.py` and by delivery through `delivery/plans.py`:
+    # - once the Stop gate lets it stop without a result it takes no turn of its own again (Claude
+    #   Code waits for a prompt nobody types, `codex exec` exits): its worker is parked `no_result`
+    #   at once (`domain/gate.py`); False: it goes on by itself (a Codex goal's next turn)
+    stop_is_final: bool = False
+    # a person's message typed into its terminal reaches it (`oms worker send`); False: refused
+    takes_messages: bool = True
+    # a person may park it (`oms worker park`): its park keys pause an agent CLI's turn, a command
+    # worker's park is a record its command is not told of; False: refused (it would run on)
+    parkable: bool = True

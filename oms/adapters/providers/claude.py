@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from oms.adapters.providers.base import (
+    CLAUDE_LOGIN,
     CONTINUE,
     HomeFile,
     LaunchPlan,
@@ -141,4 +142,6 @@ PROVIDER = Provider(
     token_variable="ANTHROPIC_API_KEY",  # noqa: S106 - a variable's name, not a key
     raw_key="ANTHROPIC_API_KEY",
     family="anthropic",
+    login=CLAUDE_LOGIN,
+    stop_is_final=True,  # let stop, it waits for a prompt nobody will type
 )

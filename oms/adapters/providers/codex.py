@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 
 from oms.adapters.providers.base import (
+    CODEX_LOGIN,
     CODEX_PROVIDER,
     HomeFile,
     LaunchPlan,
@@ -175,4 +176,5 @@ PROVIDER = Provider(
     token_variable="OPENAI_API_KEY",  # noqa: S106 - a variable's name, not a key
     raw_key="OPENAI_API_KEY",
     family="openai",
+    login=CODEX_LOGIN,
 )

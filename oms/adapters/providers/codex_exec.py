@@ -6,10 +6,13 @@ server, the same one credential, the same hook contract (its hooks' payloads are
 the provider `codex` to hooks, launch specs and homes) — but nothing is typed into its pane: the
 executor instructions are the prompt on its command line, and it runs turn after turn until the
 model stops and the Stop gate lets it (`domain/gate.py`), then exits, and its pane ends. Like a
-command worker it needs no activation (`prompt` None), has no park keys (a one-shot run cannot be
-paused: a park is recorded and the run goes on, as a command worker's) and no quit keys (a stop
-ends its sandbox). A run that exits without a result ends the attempt (`exit`); a pane that dies
-under it is relaunched on its own thread by `oms worker resume`.
+command worker it needs no activation (`prompt` None), has no park keys and no quit keys (a stop
+ends its sandbox). What it cannot do it declares (ADR 0045 amendment `ends`): a one-shot run cannot
+be paused (`parkable`: a person's park is refused; oms's own parks are recorded and the run goes
+on), reads nothing typed (`takes_messages`: `oms worker send` is refused), and once let stop takes
+no turn again (`stop_is_final`: the gate's release parks it `no_result` before it exits). A run
+that exits before its thread exists ends the attempt (`exit`); a pane that dies under it is
+relaunched on its own thread by `oms worker resume`.
 
 `codex exec` takes no `--ask-for-approval`: `-a never` comes before `exec`, as the advisor passes it
 (`adapters/advisor.py`), and `codex exec resume` takes no `--sandbox`, so the sandbox is the
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from oms.adapters.providers import codex
 from oms.adapters.providers.base import (
+    CODEX_LOGIN,
     CONTINUE,
     HomeFile,
     LaunchPlan,
@@ -94,4 +98,8 @@ PROVIDER = Provider(
     token_variable="OPENAI_API_KEY",  # noqa: S106 - a variable's name, not a key
     raw_key="OPENAI_API_KEY",
     family="openai",
+    login=CODEX_LOGIN,
+    stop_is_final=True,  # let stop, `codex exec` exits: nothing of it can take another turn
+    takes_messages=False,  # its prompt is its command line: it reads nothing from its terminal
+    parkable=False,  # it has no keys that pause it: parked, it would run on to its end
 )

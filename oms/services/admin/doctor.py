@@ -10,6 +10,9 @@ from dataclasses import dataclass
 
 from oms.adapters import bwrap, cgroups, cli_models
 from oms.adapters.advisor import ADVISOR_ENV
+from oms.adapters.advisor import LOGINS as ADVISOR_LOGINS
+from oms.adapters.providers import REGISTRY
+from oms.adapters.providers.base import Login
 from oms.adapters.tools import TOOLS, probe
 from oms.domain import notify as notify_rules
 from oms.domain import routing
@@ -370,12 +373,17 @@ def _policy(config_root: str | None) -> Check:
     )
 
 
-CLI_OF = {
-    "codex_exec": "codex",
-    "codex_goal": "codex",
-    "claude_print": "claude",
-    "claude_interactive": "claude",
-}
+def agent_login(role: Role) -> tuple[str, Login | None] | None:
+    """The agent CLI `role` runs and how its login is asked — a worker's from its provider's
+    registry entry (`Provider.login`), an advisor's from `advisor.LOGINS` — or None: it runs no
+    agent CLI (`command`). A login None is a CLI whose login oms does not check."""
+    if not is_worker_role(role) and role.transport in ADVISOR_LOGINS:
+        found = ADVISOR_LOGINS[role.transport]
+        return found.cli, found
+    provider = REGISTRY.get(role.transport)
+    if provider is None or provider.compatible is None:
+        return None
+    return provider.compatible[0], provider.login
 
 
 def _roles(config_root: str | None) -> list[Check]:
@@ -399,9 +407,10 @@ def _roles(config_root: str | None) -> list[Check]:
             detail = f"{', '.join(role.opt_outs)}: its workers are not contained by default"
             fix = f'remove them from [roles."{role_id}"] in {CONFIG_PATH} unless it needs them'
             checks.append(Check(f"containment {role_id}", True, detail, fix, warn=True))
-        cli = CLI_OF.get(role.transport)
-        if cli is None:
+        agent = agent_login(role)
+        if agent is None:
             continue
+        cli = agent[0]
         in_use = role_id in (config.advisor_role, config.worker_role)
         checks.append(login(config, role, in_use, env))
         if cli == "codex":
@@ -418,7 +427,7 @@ def _roles(config_root: str | None) -> list[Check]:
                         warn=True,
                     )
                 )
-        else:
+        elif cli == "claude":
             retired = cli_models.claude_retirement(role.model)
             if retired is not None:
                 name, date, past = retired
@@ -450,14 +459,15 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
     environment (`proxy_credentials.missing`, the proxy's own lookup); any other role its CLI's
     own login or an API key, unless it names an endpoint. A role not in use only warns. A missing
     login says "not logged in" (ADR 0031)."""
-    name, cli = f"login {role.role_id}", CLI_OF.get(role.transport)
+    name, agent = f"login {role.role_id}", agent_login(role)
     family = routing.family_of(role.transport)
     proxied = is_worker_role(role) and role.credential == CREDENTIAL_DEFAULT
     used = "used" if in_use else "not used by [advisor] or [worker]"
-    if cli is None:  # a transport oms knows no CLI of: a finding, never a crash
+    if agent is None:  # a transport oms knows no CLI of: a finding, never a crash
         detail = f"oms knows no login check for transport {role.transport!r} ({used})"
         fix = f'give [roles."{role.role_id}"] an `endpoint` in {CONFIG_PATH}, or another transport'
         return Check(name, True, detail, fix, warn=True)
+    cli, asked = agent
     if proxied and family is not None and not config.routing.providers:
         provider = IMPLICIT[family]
         missing = proxy_credentials.missing({}, provider, role.endpoint, env)
@@ -470,10 +480,14 @@ def login(config: Config, role: Role, in_use: bool, env: dict[str, str]) -> Chec
         return Check(name, True, "routed to [providers]: `oms route explain` shows each one's key")
     if role.endpoint is not None:
         return Check(name, True, f"{cli} talks to the role's endpoint {role.endpoint}")
-    missing = cli_models.login_missing(cli, env)
+    if asked is None:  # its provider declares no login check: said, never guessed
+        detail = f"the login of {cli} is not checked: its provider declares no login check ({used})"
+        fix = f"log {cli} in as its documentation says, or give the role an `endpoint`"
+        return Check(name, True, detail, fix, warn=True)
+    missing = cli_models.login_missing(asked, env)
     if missing is None:
         return Check(name, True, f"{cli} is logged in (or has an API key)")
-    fix = cli_models.login_hint(cli)
+    fix = asked.hint
     return Check(name, not in_use, f"not logged in: {missing} ({used})", fix, warn=not in_use)
 
 
@@ -518,14 +532,15 @@ def launch_checks(state_root: str, config_root: str, config: Config) -> list[Che
     bubblewrap, a cgroup (unless the config gives them up), each role's login, the paths."""
     named = (config.advisor_role, config.worker_role)
     in_use = [config.roles[r] for r in named if r in config.roles]
-    clis = {"git", "tmux"} | {CLI_OF[r.transport] for r in in_use if r.transport in CLI_OF}
+    agents = {r.role_id: agent for r in in_use if (agent := agent_login(r)) is not None}
+    clis = {"git", "tmux"} | {cli for cli, _ in agents.values()}
     out = [check for check in _tools() if check.name in clis]
     out += [check for check in _sandbox() if check.name == "bubblewrap"]
     worker = config.roles.get(config.worker_role)
     if not (config.limits.unsafe or (worker is not None and worker.limits.unsafe)):
         out += [check for check in _cgroups(config_root, config) if check.name == "cgroups"]
     env = child_env(keep=ADVISOR_ENV)
-    out += [login(config, role, True, env) for role in in_use if role.transport in CLI_OF]
+    out += [login(config, role, True, env) for role in in_use if role.role_id in agents]
     out.append(paths(state_root, config_root, config))  # the config read once, passed down
     return out
 

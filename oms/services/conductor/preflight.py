@@ -18,7 +18,6 @@ from __future__ import annotations
 from oms.domain import conductor as rules
 from oms.domain.config import CREDENTIAL_DEFAULT
 from oms.services.admin import doctor
-from oms.services.admin.doctor import CLI_OF
 from oms.services.workspace import Workspace
 
 
@@ -36,7 +35,8 @@ class Preflight:
             found = doctor.launch_checks(self.ws.store.path, self.ws.config_root, config)
             worker = config.roles.get(config.worker_role)
             proxied = worker is not None and worker.credential == CREDENTIAL_DEFAULT
-            if proxied and worker is not None and worker.transport in CLI_OF:
+            agent = None if worker is None else doctor.agent_login(worker)
+            if proxied and agent is not None:
                 found.append(doctor.proxy(self.ws))  # through the model proxy (ADR 0026)
             self._faults = [check for check in found if not check.ok]
         return self._faults

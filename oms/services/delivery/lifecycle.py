@@ -2,9 +2,10 @@
 decides every step (on `domain/delivery.py`'s rules); this observes, asks it and performs what it
 answers. The keys typed are `adapters/activation.py`'s.
 
-- park: interrupt the turn that runs (if one does), session `parked` until a future time, worker
-  health `parked`; a refusal types nothing. Its view says how (`parked`: `interrupted` a turn,
-  `idle`: no turn ran, `already` parked until that time).
+- park: refused to a person for an agent that cannot pause (`codex exec`: its provider's
+  `parkable`); else interrupt the turn that runs (if one does), session `parked` until a future
+  time, worker health `parked`; a refusal types nothing. Its view says how (`parked`:
+  `interrupted` a turn, `idle`: no turn ran, `already` parked until that time).
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
   launched meanwhile is observed, not launched again); a launched one resumes once due, with its
   pane live — activated if it never took its instruction, else told to continue — and is healthy
@@ -25,6 +26,7 @@ import os
 from typing import TYPE_CHECKING, TypeVar
 
 from oms.canonical import JsonObject
+from oms.domain import delivery as delivery_rules
 from oms.domain import lifecycle as machine
 from oms.domain.delivery import ResumeKeys
 from oms.errors import IllegalTransitionError, InvalidInputError, OmsError
@@ -42,8 +44,15 @@ if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
 
 
-def park(d: DeliveryContext, dispatch_id: str, reason: str, until: str) -> JsonObject:
-    """Interrupt the agent and park the worker until a future time."""
+def park(
+    d: DeliveryContext, dispatch_id: str, reason: str, until: str, *, person: bool = False
+) -> JsonObject:
+    """Interrupt the agent and park the worker until a future time. `person` (`oms worker park`):
+    refused, before anything is done, for an agent that cannot pause (its provider's `parkable`;
+    oms's own parks — `no_result`, a quota's, a pool's — record what they decide all the same)."""
+    if person:
+        mode = dispatch_payload(d.dispatch(dispatch_id))["provider_mode"]
+        delivery_rules.check_parkable(mode, plans.PARKABLE.get(mode, True))
     return _Request(d, dispatch_id).run(*machine.start_park(dispatch_id, reason, until))
 
 

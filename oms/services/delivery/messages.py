@@ -1,6 +1,8 @@
 """`oms worker send`: a person's message into a live agent's conversation (ADR 0036).
 
-Read again and checked, in this order, before anything is written: the fence (`chain/fence.reason`:
+Refused first, before any lock is taken, for an agent that reads nothing from its terminal (its
+provider's `takes_messages`: `codex exec`). Then read again and checked, in this order, before
+anything is written: the fence (`chain/fence.reason`:
 the dispatch, the lease, a GitHub ticket's live authorisation), then what the attempt is
 (`domain/messages.check_send`: no result yet, not parked, its session running, its pane live). The
 message is recorded — a `worker-message` event with the person's name and the text as typed, noted
@@ -25,6 +27,7 @@ from oms.errors import AttemptFencedError, ConflictError, InvalidInputError, Loc
 from oms.limits import LIMITS
 from oms.services.chain import fence
 from oms.services.chain.end_lock import end_lock
+from oms.services.delivery import plans
 from oms.services.delivery.launch import HookWitness
 from oms.store.payloads import dispatch_payload, worker_payload
 
@@ -46,6 +49,8 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
     messages.check_utf8(who, "the person's name")
     if not who or len(who) > 128 or _CONTROLS.search(who):
         raise InvalidInputError("person must be 1-128 characters without control characters")
+    mode = dispatch_payload(d.dispatch(dispatch_id))["provider_mode"]
+    messages.check_reads(mode, plans.TAKES_MESSAGES.get(mode, True))  # before any lock or record
     with _typing(d, dispatch_id), _ending(d, dispatch_id):
         return _send(d, dispatch_id, said, who)
 

@@ -44,6 +44,10 @@ TOKEN_VARIABLE = {t: p.token_variable for t, p in REGISTRY.items() if p.token_va
 # A role with `credential = "raw"` (ADR 0026): the one variable of the deliverer's environment its
 # CLI may see (Codex without an endpoint takes the user's login file first: `raw_credential`).
 RAW_KEY = {t: p.raw_key for t, p in REGISTRY.items() if p.raw_key}
+# What a person may ask of its agent (ADR 0045 amendment `ends`): a message (`oms worker send`), a
+# park (`oms worker park`)
+TAKES_MESSAGES = {t: p.takes_messages for t, p in REGISTRY.items()}
+PARKABLE = {t: p.parkable for t, p in REGISTRY.items()}
 
 
 @dataclass(frozen=True, slots=True)

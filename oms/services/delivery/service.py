@@ -32,10 +32,12 @@ class Delivery(DeliveryContext):
         """`once.deliver`."""
         return once.deliver(self, event_id)
 
-    def park(self, dispatch_id: str, reason: str, until: str) -> JsonObject:
+    def park(
+        self, dispatch_id: str, reason: str, until: str, *, person: bool = False
+    ) -> JsonObject:
         """`lifecycle.park`."""
         self.check_host(dispatch_id)
-        return lifecycle.park(self, dispatch_id, reason, until)
+        return lifecycle.park(self, dispatch_id, reason, until, person=person)
 
     def resume(self, dispatch_id: str) -> JsonObject:
         """`lifecycle.resume`."""

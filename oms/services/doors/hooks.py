@@ -217,6 +217,7 @@ def respond(
         str(doc["session_id"]),
         active,
         1 + memo.missed if event == "Stop" else 1,
+        transport=dispatch_payload(dispatch)["provider_mode"],
     )
     decided: gate.After | None = None  # the gate's decision against the latest version
     running = False

@@ -19,7 +19,7 @@ from oms.adapters.providers.base import Provider
 from oms.domain.config import WORKER_TRANSPORTS
 from oms.domain.dispatches import ENGINES
 from oms.domain.routing import family_of
-from oms.provider_names import HOOK_CONTRACT
+from oms.provider_names import FINAL_STOP, HOOK_CONTRACT
 from oms.services.delivery import plans
 from oms.store.verify import HOME_KINDS
 
@@ -51,6 +51,9 @@ def test_delivery_reads_its_provider_facts_from_the_registry() -> None:
         assert plans.TOKEN_VARIABLE.get(transport) == provider.token_variable
         assert plans.RAW_KEY.get(transport) == provider.raw_key
         assert plans.SURFACE[provider.native_action] == provider.surface
+        assert plans.TAKES_MESSAGES[transport] == provider.takes_messages
+        assert plans.PARKABLE[transport] == provider.parkable
+        assert (transport in FINAL_STOP) == provider.stop_is_final  # the gate's question
 
 
 def _schema(name: str) -> dict[str, Any]:

@@ -11,18 +11,19 @@ from hypothesis import strategies as st
 from oms.canonical import add_ms, parse_ts
 from oms.domain.gate import Hook, after, worth_writing
 from oms.limits import LIMITS
+from oms.provider_names import ENGINES
 from oms.schemas.payloads import SessionPayload
 from tests.helpers import session_sample
 
 T0 = "2026-11-30T00:00:00.000Z"
 EVENTS = ["SessionStart", "UserPromptSubmit", "Stop"]
-# (event, stop_hook_active, has_result, provider, milliseconds since the previous hook)
+# (event, stop_hook_active, has_result, transport, milliseconds since the previous hook)
 hooks = st.lists(
     st.tuples(
         st.sampled_from(EVENTS),
         st.booleans(),
         st.booleans(),
-        st.sampled_from(["codex", "claude"]),
+        st.sampled_from(["codex_goal", "claude_interactive", "codex_exec"]),
         st.integers(0, 600),
     ),
     max_size=60,
@@ -46,16 +47,16 @@ def _run(
     sequence: list[tuple[str, bool, bool, str, int]], payload: SessionPayload
 ) -> list[tuple[Any, ...]]:
     out, now = [], T0
-    for event, active, has_result, provider, step in sequence:
+    for event, active, has_result, transport, step in sequence:
         now = add_ms(now, step)
         done = after(
             payload,
-            Hook(event, provider, "thread-1", active),
+            Hook(event, ENGINES[transport], "thread-1", active, transport=transport),
             has_result=has_result,
             acknowledged_at=None,
             now=now,
         )
-        out.append((event, active, has_result, provider, now, payload, done))
+        out.append((event, active, has_result, transport, now, payload, done))
         payload = done.payload
     return out
 
@@ -85,7 +86,7 @@ def test_the_gate_holds_no_more_than_its_cap_in_a_row_and_then_stays_open(
 @given(hooks)
 def test_agent_stopped_at_tells_whether_the_agent_rests(sequence: list[Any]) -> None:
     first_release: str | None = None
-    for event, _active, _has_result, provider, now, _before, done in _run(sequence, _start()):
+    for event, _active, _has_result, transport, now, _before, done in _run(sequence, _start()):
         if event == "Stop" and not done.hold:
             first_release = first_release or now
             assert (
@@ -96,7 +97,7 @@ def test_agent_stopped_at_tells_whether_the_agent_rests(sequence: list[Any]) -> 
         else:
             first_release = None
             assert done.payload["agent_stopped_at"] is None  # started or prompted: working
-        if event == "SessionStart" and provider == "codex":
+        if event == "SessionStart" and ENGINES[transport] == "codex":
             assert (
                 done.payload["native_session_ref"] == "thread-1"
             )  # Codex's own thread id is learned
@@ -107,7 +108,7 @@ def test_turns_count_every_stop_without_a_result_and_nothing_resets_them(
     sequence: list[Any], most: int
 ) -> None:
     turns = 0
-    for event, _active, has_result, provider, _now, before, done in _run(
+    for event, _active, has_result, transport, _now, before, done in _run(
         sequence, _start(max_turns=most)
     ):
         if event == "Stop" and not has_result:
@@ -123,7 +124,10 @@ def test_turns_count_every_stop_without_a_result_and_nothing_resets_them(
             and done.hold is False
             and done.payload["stop_blocks"] > LIMITS.stop_blocks
         )
-        assert (done.no_result is not None) == (turns >= most or (provider == "claude" and capped))
+        # an agent that takes no turn again once let stop (Claude Code, `codex exec`: ADR 0045
+        # amendment `ends`) waits for a person at once; a Codex goal goes on
+        final = transport in ("claude_interactive", "codex_exec")
+        assert (done.no_result is not None) == (turns >= most or (final and capped))
         if done.no_result is not None:
             assert done.hold is False  # the agent is let stop
 
@@ -131,7 +135,7 @@ def test_turns_count_every_stop_without_a_result_and_nothing_resets_them(
 def test_the_bound_in_minutes_counts_from_the_acknowledgement() -> None:
     payload = _start(max_minutes=30)
     ack = add_ms(T0, 10 * 60_000)
-    stop = Hook("Stop", "codex", "thread-1")
+    stop = Hook("Stop", "codex", "thread-1", transport="codex_goal")
     early = after(payload, stop, has_result=False, acknowledged_at=ack, now=add_ms(T0, 39 * 60_000))
     assert (early.hold, early.no_result) == (True, None)
     assert (early.payload["progress_since"], early.payload["turns_without_result"]) == (ack, 1)
@@ -148,7 +152,7 @@ def test_a_session_recorded_before_the_bound_gets_the_defaults() -> None:
     payload = session_sample(stop_blocks=0, agent_stopped_at=None, native_session_ref="s-1")
     assert "progress_since" not in payload
     assert "max_turns_without_result" not in payload
-    stop = Hook("Stop", "codex", "thread-1")
+    stop = Hook("Stop", "codex", "thread-1", transport="codex_goal")
     for _ in range(LIMITS.turns_without_result - 1):
         done = after(payload, stop, has_result=False, acknowledged_at=None, now=T0)
         assert done.no_result is None
@@ -172,7 +176,7 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
         now = add_ms(now, step)
         done = after(
             base,
-            Hook(event, "codex", "thread-1", active),
+            Hook(event, "codex", "thread-1", active, transport="codex_goal"),
             has_result=False,
             acknowledged_at=None,
             now=now,
@@ -202,7 +206,7 @@ def test_a_hook_loop_writes_a_version_per_beat_and_per_change_others_act_on(
 
 
 def test_a_stop_can_end_the_turns_the_broker_answered_unrecorded() -> None:
-    stop = Hook("Stop", "codex", "thread-1", turns=7)
+    stop = Hook("Stop", "codex", "thread-1", turns=7, transport="codex_goal")
     done = after(_start(max_turns=10), stop, has_result=False, acknowledged_at=None, now=T0)
     assert (done.payload["turns_without_result"], done.no_result) == (7, None)
     done = after(done.payload, stop, has_result=False, acknowledged_at=None, now=T0)
@@ -213,7 +217,7 @@ def test_a_stop_can_end_the_turns_the_broker_answered_unrecorded() -> None:
 def test_the_first_prompt_records_when_the_agent_took_one() -> None:
     """From the first UserPromptSubmit the agent's native session has a conversation to resume;
     later prompts keep that first time, and that change is worth a version of its own."""
-    prompt = Hook("UserPromptSubmit", "claude", "ses-1")
+    prompt = Hook("UserPromptSubmit", "claude", "ses-1", transport="claude_interactive")
     first = after(_start(), prompt, has_result=False, acknowledged_at=None, now=T0)
     assert first.payload["agent_prompted_at"] == T0
     later = after(first.payload, prompt, has_result=False, acknowledged_at=None, now=add_ms(T0, 10))
@@ -227,11 +231,11 @@ def test_a_prompt_records_when_the_agent_took_it() -> None:
     Claude Code's SessionStart, fired once it started, and a Stop are no prompt."""
     later = add_ms(T0, 10)
     for hook, prompted in [
-        (Hook("UserPromptSubmit", "claude", "ses-1"), True),
-        (Hook("UserPromptSubmit", "codex", "thread-1"), True),
-        (Hook("SessionStart", "codex", "thread-1"), True),
-        (Hook("SessionStart", "claude", "ses-1"), False),
-        (Hook("Stop", "claude", "ses-1"), False),
+        (Hook("UserPromptSubmit", "claude", "ses-1", transport="claude_interactive"), True),
+        (Hook("UserPromptSubmit", "codex", "thread-1", transport="codex_goal"), True),
+        (Hook("SessionStart", "codex", "thread-1", transport="codex_goal"), True),
+        (Hook("SessionStart", "claude", "ses-1", transport="claude_interactive"), False),
+        (Hook("Stop", "claude", "ses-1", transport="claude_interactive"), False),
     ]:
         start = _start() | {"last_prompted_at": T0}
         done = after(start, hook, has_result=False, acknowledged_at=None, now=later)
@@ -259,10 +263,10 @@ def test_the_first_prompt_after_oms_started_the_agent_is_worth_a_version_at_once
     beat again."""
     due = add_ms(T0, 60_000)
     written = _relaunched(T0, due)
-    started = Hook("SessionStart", "claude", "ses-1")
+    started = Hook("SessionStart", "claude", "ses-1", transport="claude_interactive")
     start = after(written, started, has_result=False, acknowledged_at=None, now=due)
     assert not _worth(written, start.payload, add_ms(due, 10))
-    prompt = Hook("UserPromptSubmit", "claude", "ses-1")
+    prompt = Hook("UserPromptSubmit", "claude", "ses-1", transport="claude_interactive")
     at = add_ms(due, 20)
     taken = after(start.payload, prompt, has_result=False, acknowledged_at=None, now=at)
     assert _worth(written, taken.payload, at)
@@ -289,6 +293,9 @@ steps = st.lists(
 )
 
 
+TRANSPORT = {"codex": "codex_goal", "claude": "claude_interactive"}
+
+
 @given(steps, st.sampled_from(["codex", "claude"]))
 def test_a_prompt_after_oms_started_the_agent_is_written_at_once_and_forces_one_version(
     sequence: list[Any], provider: str
@@ -304,7 +311,7 @@ def test_a_prompt_after_oms_started_the_agent_is_written_at_once_and_forces_one_
             written = base = written | {"prompt_due_at": now, "last_observed_at": now}
             first, forced = True, 0
             continue
-        hook = Hook(event, provider, "thread-1", active)
+        hook = Hook(event, provider, "thread-1", active, transport=TRANSPORT[provider])
         done = after(base, hook, has_result=False, acknowledged_at=None, now=now)
         write = worth_writing(written, done.payload, first=first, no_result=False, now=now)
         stripped = _strip(written), _strip(done.payload)
@@ -321,3 +328,21 @@ def test_a_prompt_after_oms_started_the_agent_is_written_at_once_and_forces_one_
         prompt = event == "UserPromptSubmit" or (event, provider) == ("SessionStart", "codex")
         if awaited and prompt:
             assert written.get("last_prompted_at") == now  # what the witness waits for, written
+
+
+def test_an_agent_that_takes_no_turn_again_waits_for_a_person_once_let_stop() -> None:
+    """The Stop past the gate's cap: `codex exec` then exits and Claude Code waits for a prompt
+    (parked `no_result` at once, ADR 0045 amendment `ends`); a Codex goal takes its next turn."""
+    for transport, final in (
+        ("codex_exec", True),
+        ("claude_interactive", True),
+        ("codex_goal", False),
+    ):
+        payload, now = _start(), T0
+        for n in range(LIMITS.stop_blocks + 1):
+            now = add_ms(now, 1000)
+            stop = Hook("Stop", ENGINES[transport], "thread-1", n > 0, transport=transport)
+            done = after(payload, stop, has_result=False, acknowledged_at=None, now=now)
+            payload = done.payload
+        assert done.released, transport
+        assert (done.no_result is not None) == final, transport

@@ -1,12 +1,17 @@
-"""`oms doctor`'s login line never crashes: a role whose CLI oms has no login hint for, or whose
-transport names no CLI oms knows, is a one-line finding (`doctor.login`), never a KeyError."""
+"""`oms doctor`'s login line never crashes: a role whose provider declares no login check, or whose
+transport names no CLI oms knows, is a one-line finding (`doctor.login`), never a KeyError; a
+provider's own check (its registry entry's `login`) is the one asked (ADR 0045 amendment `ends`)."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+
 import pytest
 
-from oms.adapters import cli_models
-from oms.domain.config import parse_config
+from oms.adapters.providers import REGISTRY
+from oms.adapters.providers.base import Login, Provider
+from oms.domain.config import Config, Role, parse_config
 from oms.services.admin import doctor
 
 CONFIG = """format = 1
@@ -30,14 +35,44 @@ duration_minutes = 30
 """
 
 
-def test_a_cli_with_no_login_hint_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+def _provider(login: Login | None) -> Provider:
+    """A fifth provider, `gemini_cli`, as its registry line would declare it."""
+    return REGISTRY["codex_goal"]._replace(
+        transport="gemini_cli", name="gemini", compatible=("gemini", "1."), login=login
+    )
+
+
+def _role(config: Config) -> Role:
+    return replace(config.roles["r.w"], transport="gemini_cli", argv=None)
+
+
+def test_a_provider_that_declares_no_login_check_is_said_not_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     config = parse_config(CONFIG.encode())
-    monkeypatch.setitem(doctor.CLI_OF, "codex_exec", "gemini")  # a CLI oms has no hint for
-    monkeypatch.setattr(cli_models, "login_missing", lambda cli, _env: f"{cli} has no login")
-    check = doctor.login(config, config.roles["r.a"], True, {})
-    assert (check.ok, check.detail) == (False, "not logged in: gemini has no login (used)")
-    assert "gemini" in check.fix
+    monkeypatch.setitem(REGISTRY, "gemini_cli", _provider(None))
+    assert doctor.agent_login(_role(config)) == ("gemini", None)
+    check = doctor.login(config, _role(config), True, {"PATH": "/nonexistent"})
+    assert (check.ok, check.warn) == (True, True), check
+    assert check.detail.startswith("the login of gemini is not checked"), check
     assert "\n" not in check.fix
+
+
+def test_a_provider_s_own_login_check_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its registry entry's `login`, a real process (`false`: not logged in; `true`: logged in),
+    never Claude Code's or Codex's question."""
+    config = parse_config(CONFIG.encode())
+    for argv, ok in ((("false",), False), (("true",), True)):
+        asked = Login("gemini", "the Gemini CLI", argv, ("GEMINI_API_KEY",), "run `gemini login`")
+        monkeypatch.setitem(REGISTRY, "gemini_cli", _provider(asked))
+        check = doctor.login(config, _role(config), True, {"PATH": os.environ["PATH"]})
+        assert check.ok is ok, check
+        if not ok:
+            said = "not logged in: the Gemini CLI is not logged in (`false`: "
+            assert check.detail.startswith(said), check
+            assert check.fix == "run `gemini login`"
+    with_key = {"PATH": "/nonexistent", "GEMINI_API_KEY": "k"}  # a key: nothing is asked
+    assert doctor.login(config, _role(config), True, with_key).ok
 
 
 def test_a_transport_with_no_cli_is_a_finding() -> None:
