@@ -1,5 +1,6 @@
-"""What building the CLI's command tree costs a command's start: the whole app against the app
-narrowed to the command argv names (`oms/cli/narrow.py`).
+"""What the CLI's command tree costs a command's start: the whole app (every group's module
+imported, every command built) against the app a run gets (`oms/cli/app.py` `app_for`: its own
+group's module, its own command's tree, `oms/cli/narrow.py`).
 
     .venv/bin/python bench/cli_tree_bench.py [--runs 20]
 
@@ -8,7 +9,7 @@ Two parts, each against its baseline measured in the same run, the cases taking 
   command (the median over the commands of each one's median);
 - whole processes from source, in a scratch repository with a state root of one ticket: `oms
   ticket list --json`, `oms status --json` and `oms worker deliver` with no argument (a usage error)
-  run as the boundary runs them, and with the narrowing taken out (the same process otherwise).
+  run as the boundary runs them, and given the whole app (the same process otherwise).
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ from bench._common import (
 
 RUNNER = (
     "import sys\n"
-    "from oms.cli import boundary, narrow\n"
+    "from oms.cli import app, boundary\n"
     "if sys.argv[1] == 'whole':\n"
-    "    narrow.narrowed = lambda app, _args: app\n"
+    "    app.app_for = lambda _args: app.app\n"
     "raise SystemExit(boundary.run_cli(sys.argv[2:]))\n"
 )
 
