@@ -107,7 +107,7 @@ def park(
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its host's pane (ADR 0043)
         dispatch, until = handles.dispatch(ws, dispatch), when(until, ws.now(), ahead=True)
         view = Delivery.open(ws).park(dispatch, reason, until, person=True)
     emit({"ok": True, **view}) if json_out else _print(view)
@@ -131,7 +131,7 @@ def resume(
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its host's pane (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).resume(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)

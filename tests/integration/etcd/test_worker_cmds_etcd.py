@@ -1,0 +1,141 @@
+"""A person's commands on a running worker whose store is an etcd cluster (ADR 0043, amendment
+`cmds2`), on the real 3-member cluster with real git, tmux and bubblewrap: `oms worker
+park|resume` write the session's and the worker's next versions in the cluster (compare-and-set,
+as on files) and act on this host's pane; a command run as another host against the worker
+refuses in one line naming the host and touches neither its pane nor its records. Each command was
+refused on etcd before ("is served only by")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from oms.adapters.etcd.client import Etcd
+from oms.canonical import add_ms, now
+from oms.services.delivery.service import Delivery
+from tests.chain import accepted, use_worker, wait_for
+from tests.helpers import OmsCommand, eventually
+from tests.integration.etcd import test_deliver_etcd as delivered
+from tests.integration.etcd.test_deliver_etcd import (
+    TIMEOUT,
+    EtcdChain,
+    _clean,
+    _deliver,
+    _no_record_files,
+)
+
+on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
+
+
+def _where(chain: EtcdChain) -> tuple[str, ...]:
+    return ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+
+
+def _running(chain: EtcdChain, oms: OmsCommand, mode: str = "silent") -> str:
+    """A command worker delivered on the cluster and running in its pane: its dispatch id."""
+    out = use_worker(chain, mode)
+    dispatch_id, event_id = accepted(chain)
+    done = _deliver(oms, chain, event_id)
+    assert done.returncode == 0, done.stdout + done.stderr
+    wait_for(out, timeout=TIMEOUT)
+    return dispatch_id
+
+
+def _json(done: subprocess.CompletedProcess[str]) -> dict[str, object]:
+    assert done.returncode == 0, done.stdout + done.stderr
+    view = json.loads(done.stdout)
+    assert isinstance(view, dict)
+    return view
+
+
+def _states(chain: EtcdChain, dispatch_id: str) -> tuple[object, str | None]:
+    """(the worker's health, its session's state) as the cluster holds them."""
+    with chain.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+        session_id = str(ws.store.records("dispatch").read(dispatch_id).payload["session_id"])
+        session = ws.store.records("session").read_if_exists(session_id)
+    return worker.payload["health"], None if session is None else session.state
+
+
+@pytest.mark.cli
+def test_park_and_resume_run_on_the_cluster(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms worker park` parks the running worker and its session in the cluster; once due,
+    `oms worker resume` resumes it by keys in its live pane. No lock is left, no record file
+    written, both verifies clean."""
+    dispatch_id = _running(on_etcd, oms)
+    until = add_ms(now(), 4_000)
+    parked = _json(
+        oms.run("worker", "park", dispatch_id, "--until", until, "--json", *_where(on_etcd))
+    )
+    assert (parked["session_state"], parked["worker_health"]) == ("parked", "parked"), parked
+    assert _states(on_etcd, dispatch_id) == ("parked", "parked")
+
+    def resumed() -> dict[str, object] | None:
+        done = oms.run("worker", "resume", dispatch_id, "--json", *_where(on_etcd))
+        if done.returncode != 0:  # not due yet: one line, nothing written
+            assert "not due" in done.stdout + done.stderr, done.stdout + done.stderr
+            return None
+        return _json(done)
+
+    view = eventually(resumed, timeout=TIMEOUT, what="the parked worker resumes once due")
+    assert (view["session_state"], view["worker_health"], view["pane_live"]) == (
+        "running",
+        "healthy",
+        True,
+    ), view
+    assert view["resumed"] == "keys", view
+    assert _states(on_etcd, dispatch_id) == ("healthy", "running")
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _no_record_files(on_etcd)
+    _clean(oms, on_etcd)
+
+
+def _host_files(chain: EtcdChain) -> dict[str, tuple[int, int]]:
+    """The host-local pane files (registry, kill marker, exit record, begun mark): each one's
+    (modification time, size)."""
+    panes = chain.state / "panes"
+    return {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(panes.iterdir())}
+
+
+@pytest.mark.cli
+def test_a_command_run_as_another_host_leaves_the_hosts_worker_alone(
+    on_etcd: EtcdChain,
+    oms: OmsCommand,
+    client: Etcd,
+    etcd_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The attack: host B runs `oms worker park|resume|stop|send` against host A's worker (one
+    cluster; here even one tmux server B could reach). Each is refused in one line naming host A
+    (`--json`: `other-host`), no key in the cluster moves, A's pane files are untouched and its
+    pane still runs; `oms worker observe` as B shows the cluster's records, says whose worker it
+    is, and looks at no pane."""
+    monkeypatch.setenv("OMS_HOST", "host-a")  # its worker is accepted on host A
+    out = use_worker(on_etcd, "silent")
+    dispatch_id, event_id = accepted(on_etcd)
+    a, b = {"OMS_HOST": "host-a"}, {"OMS_HOST": "host-b"}
+    where = _where(on_etcd)
+    done = oms.run("worker", "deliver", "--event-id", event_id, *where, env=a, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    wait_for(out, timeout=TIMEOUT)
+    keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
+    files = _host_files(on_etcd)
+    refusal = f"oms: error: worker {dispatch_id} runs on host host-a; run this there"
+    for verb in (("park", "--until", "1h"), ("resume",), ("stop",)):
+        done = oms.run("worker", verb[0], dispatch_id, *verb[1:], *where, env=b)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.stderr.splitlines()[0] == refusal, done.stderr
+        assert "Traceback" not in done.stderr
+        as_json = oms.run("worker", verb[0], dispatch_id, *verb[1:], *where, "--json", env=b)
+        assert as_json.returncode == 1, as_json.stdout + as_json.stderr
+        assert json.loads(as_json.stdout)["error"] == "other-host", as_json.stdout
+    assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
+    assert _host_files(on_etcd) == files
+    with on_etcd.workspace() as ws:  # A's pane still runs
+        pane = Delivery.open(ws).panes.observe(dispatch_id)
+    assert pane is not None
+    assert not pane.dead
