@@ -198,7 +198,7 @@ def log(
         else:
             typer.echo(f"{line.at or '-':<24} {line.text}")
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's log (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         if follow:
             try:
@@ -304,7 +304,7 @@ def observe(
     from oms.services.chain import handles
     from oms.services.delivery.service import Delivery
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # any host's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         view = Delivery.open(ws).observe(dispatch)
     emit({"ok": True, **view}) if json_out else _print(view)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from oms.domain import hosts
 from oms.domain.panelog import Line, parse
-from oms.errors import NotFoundError
+from oms.errors import NotFoundError, OtherHostError
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import panefiles
@@ -44,11 +45,20 @@ def read(ws: Workspace, dispatch_id: str, offset: int | None) -> tuple[list[Line
 
 
 def ended(ws: Workspace, dispatch_id: str) -> bool:
-    """Has the worker of `dispatch_id` ended (NotFoundError: no such worker)?"""
+    """Has the worker of `dispatch_id` ended (NotFoundError: no such worker; OtherHostError:
+    another host runs it and its log is that host's file — on an etcd store always, on files
+    unless the state root the hosts share holds it)?"""
     worker = ws.store.records("worker").read_if_exists(dispatch_id)
     if worker is None:
         raise NotFoundError(
             f"no worker {dispatch_id}", hint="`oms status` lists the workers and their dispatch ids"
+        )
+    host = hosts.host_of(worker_payload(worker), ws.host())
+    here = ws.store.backend is None and ws.store.state.root.exists(panefiles.log_path(dispatch_id))
+    if host != ws.host() and not here:  # that host's file: on a cluster, never this state root's
+        raise OtherHostError(
+            f"worker {dispatch_id} runs on host {host}; its pane log is there",
+            hint=f"run `oms worker log {dispatch_id}` on host {host}",
         )
     return worker_payload(worker).get("health") == "stopped"
 

@@ -48,8 +48,9 @@ def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     """Worker, session and pane at a glance (recording an end reason if the pane has ended, or —
     for an agent `oms worker resume` can continue on its own session — a park that keeps that
     possible). Another host's worker is shown as its records say, nothing acted on: its pane is
-    there."""
-    own = d.host_of(dispatch_id) in (None, d.ws.host())
+    there, and the view names that host (`other_host`)."""
+    host = d.host_of(dispatch_id)
+    own = host in (None, d.ws.host())
     if own:
         reconcile(d, dispatch_id, keep_resumable=True)
         check_liveness(d, dispatch_id)
@@ -80,6 +81,7 @@ def observe(d: DeliveryContext, dispatch_id: str) -> JsonObject:
             None if session is None else session.state,
             None if session is None else session.payload,
         ),
+        **({} if own else {"other_host": host}),  # its pane is there: not looked at
     }
 
 

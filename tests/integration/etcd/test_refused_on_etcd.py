@@ -22,7 +22,7 @@ REFUSED = (
     ("ticket", "lease", "tkt-1", "--worker", "w1"),
     ("ticket", "expire"),
     ("dispatch", "accept", "dsp-1"),
-    ("worker", "observe", "dsp-1"),
+    ("worker", "send", "dsp-1", "hello"),
     ("result", "show", "tkt-1"),
     ("audit", "checkpoint"),
     ("pool", "scale", "--to", "2"),

@@ -16,6 +16,7 @@ from oms.adapters.etcd.client import Etcd
 from oms.canonical import add_ms, now
 from oms.services.delivery.service import Delivery
 from tests.chain import accepted, use_worker, wait_for
+from tests.cli.test_worker_log import _append
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
@@ -133,9 +134,50 @@ def test_a_command_run_as_another_host_leaves_the_hosts_worker_alone(
         as_json = oms.run("worker", verb[0], dispatch_id, *verb[1:], *where, "--json", env=b)
         assert as_json.returncode == 1, as_json.stdout + as_json.stderr
         assert json.loads(as_json.stdout)["error"] == "other-host", as_json.stdout
+    seen = _json(oms.run("worker", "observe", dispatch_id, "--json", *where, env=b))
+    assert (seen["other_host"], seen["pane_live"], seen["worker_health"]) == (
+        "host-a",
+        False,
+        "healthy",
+    ), seen
+    logged = oms.run("worker", "log", dispatch_id, *where, env=b)  # A's file, not here
+    assert logged.returncode == 1, logged.stdout + logged.stderr
+    assert logged.stderr.splitlines()[0] == (
+        f"oms: error: worker {dispatch_id} runs on host host-a; its pane log is there"
+    ), logged.stderr
     assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
     assert _host_files(on_etcd) == files
     with on_etcd.workspace() as ws:  # A's pane still runs
         pane = Delivery.open(ws).panes.observe(dispatch_id)
     assert pane is not None
     assert not pane.dead
+
+
+@pytest.mark.cli
+def test_observe_and_log_read_the_cluster_and_this_hosts_pane(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms worker observe` shows the cluster's worker and session and this host's live pane;
+    `oms worker log` this host's pane log (a line its supervisor would write, appended). Neither
+    moves a key (a running worker's observe records nothing), and neither falls back to the state
+    root's files."""
+    dispatch_id = _running(on_etcd, oms)
+    keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
+    seen = _json(oms.run("worker", "observe", dispatch_id, "--json", *_where(on_etcd)))
+    assert (seen["session_state"], seen["worker_health"], seen["pane_live"]) == (
+        "running",
+        "healthy",
+        True,
+    ), seen
+    assert "other_host" not in seen
+    _append(on_etcd, dispatch_id, b"2026-12-04T10:00:00Z attempt fenced: its lease ran out\n")
+    logged = oms.run("worker", "log", dispatch_id, "--json", *_where(on_etcd))
+    assert logged.returncode == 0, logged.stdout + logged.stderr
+    lines = [json.loads(line) for line in logged.stdout.splitlines()]
+    assert lines[-1] == {
+        "dispatch_id": dispatch_id,
+        "at": "2026-12-04T10:00:00Z",
+        "line": "attempt fenced: its lease ran out",
+    }, lines
+    assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
+    _no_record_files(on_etcd)
