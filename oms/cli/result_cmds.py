@@ -68,7 +68,7 @@ def show_cmd(
     from oms.services.chain import handles
     from oms.services.finishing import review
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # git and records (ADR 0043)
         shown_ = review.show(ws, handles.dispatch(ws, dispatch, handles.Want.RESULT))
     if json_out:
         emit(shown_.to_json())
@@ -155,7 +155,7 @@ def diff_cmd(
     from oms.services.finishing import review
 
     if json_out:
-        with workspace(state_root_, config_root_) as ws:
+        with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043)
             shown_ = review.show(ws, handles.dispatch(ws, dispatch, handles.Want.RESULT))
         doc = shown_.to_json()
         emit({k: doc[k] for k in ("ok", "dispatch_id", "target", "files", "files_total")})
@@ -177,7 +177,7 @@ def diff_cmd(
         return True
 
     try:
-        with workspace(state_root_, config_root_) as ws:
+        with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043)
             dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
             change = review.diff(ws, dispatch, lambda chunk: write(escaper.feed(chunk)), stat=stat)
         write(escaper.end())

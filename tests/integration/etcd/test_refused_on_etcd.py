@@ -23,7 +23,7 @@ REFUSED = (
     ("ticket", "expire"),
     ("dispatch", "accept", "dsp-1"),
     ("worker", "send", "dsp-1", "hello"),
-    ("result", "show", "tkt-1"),
+    ("result", "merge", "tkt-1"),
     ("audit", "checkpoint"),
     ("pool", "scale", "--to", "2"),
     ("provider", "show"),
@@ -69,7 +69,7 @@ def test_a_configuration_invalid_elsewhere_still_names_its_store(
     with chain.workspace() as ws:
         tickets.add(ws, "On files", "")
     chain.edit_config(lambda text: text + '\n[store]\nbackend = "etcd"\n', commit=True)
-    code, out = _oms(oms, chain, "result", "show", "tkt-1")
+    code, out = _oms(oms, chain, "result", "merge", "tkt-1")
     assert code == 1, out
     assert 'store.backend = "etcd" is served only by' in out
 

@@ -181,3 +181,55 @@ def test_observe_and_log_read_the_cluster_and_this_hosts_pane(
     }, lines
     assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
     _no_record_files(on_etcd)
+
+
+@pytest.mark.cli
+def test_result_show_and_diff_read_the_clusters_result(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """A command worker's result recorded in the cluster: `oms result show` shows it (its commit,
+    the files it changes) and `oms result diff --stat` its change, from git objects and the
+    cluster's records; neither moves a key."""
+    from oms.demo.scratch import WORKER_SCRIPT
+
+    agent = on_etcd.base / "agent.sh"
+    agent.write_text(WORKER_SCRIPT)
+    agent.chmod(0o755)
+    on_etcd.edit_config(
+        lambda s: s.replace('argv = ["true"]', f'argv = ["/bin/sh", "{agent}", "full", "exit"]'),
+        commit=True,
+    )
+    dispatch_id, event_id = accepted(on_etcd)
+    done = _deliver(oms, on_etcd, event_id)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    def settled() -> bool:  # its result recorded, its worker ended
+        with on_etcd.workspace() as ws:
+            dispatch = ws.store.records("dispatch").read(dispatch_id)
+            worker = ws.store.records("worker").read(dispatch_id)
+        return (dispatch.state, worker.state) == ("result-received", "done")
+
+    def keys() -> dict[str, int]:
+        """Every key's revision but the session's and its ledger entries: its agent's end may
+        still move it meanwhile (not these commands)."""
+        found = client.range_prefix(etcd_prefix)
+        moved = ("/session/", b"session/")  # its keys; its ledger entries' paths
+        return {
+            kv.key: kv.mod_revision
+            for kv in found
+            if moved[0] not in kv.key and not (b'"path":' in kv.value and moved[1] in kv.value)
+        }
+
+    eventually(settled, timeout=TIMEOUT, what="the result recorded, the worker ended")
+    before = keys()
+    shown = _json(oms.run("result", "show", dispatch_id, "--json", *_where(on_etcd)))
+    assert (shown["dispatch_id"], shown["dispatch_state"]) == (dispatch_id, "result-received")
+    assert shown["result_commit"], shown
+    assert shown["files_total"] != 0, shown
+    diff = oms.run("result", "diff", dispatch_id, "--stat", "--no-pager", *_where(on_etcd))
+    assert diff.returncode == 0, diff.stdout + diff.stderr
+    files = shown["files"]
+    assert isinstance(files, list)
+    assert all(str(f["path"]) in diff.stdout for f in files), diff.stdout
+    assert keys() == before
+    _no_record_files(on_etcd)
