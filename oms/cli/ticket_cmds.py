@@ -322,7 +322,7 @@ def lease(
     """
     from oms.services.chain import tickets
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # compare-and-set (ADR 0043)
         ticket = _ticket(ws, ticket)
         grant = tickets.lease(ws, ticket, worker, minutes)
     rec = grant.ticket
@@ -378,7 +378,7 @@ def expire(
     """
     from oms.services.chain import fence
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # as a tick does (ADR 0043)
         recs, parked = fence.expire_leases(ws)
     if json_out:
         emit({"ok": True, "expired": [shapes.ticket(r) for r in recs], "parked_workers": parked})

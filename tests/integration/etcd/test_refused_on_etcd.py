@@ -19,8 +19,8 @@ from tests.helpers import OmsCommand
 from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
 
 REFUSED = (
-    ("ticket", "lease", "tkt-1", "--worker", "w1"),
-    ("ticket", "expire"),
+    ("ticket", "block", "tkt-1", "--reason", "r"),
+    ("ticket", "done", "tkt-1"),
     ("dispatch", "accept", "dsp-1"),
     ("worker", "send", "dsp-1", "hello"),
     ("result", "merge", "tkt-1"),

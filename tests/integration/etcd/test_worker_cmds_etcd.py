@@ -233,3 +233,38 @@ def test_result_show_and_diff_read_the_clusters_result(
     assert all(str(f["path"]) in diff.stdout for f in files), diff.stdout
     assert keys() == before
     _no_record_files(on_etcd)
+
+
+@pytest.mark.cli
+def test_ticket_lease_and_expire_run_on_the_cluster(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms ticket lease` leases a cluster's open ticket (its token shown once); `oms ticket
+    expire` returns a cluster's ticket whose lease ran out to open, attempt 2, with lease-expiry
+    evidence as a key. Nothing lands in the state root's files; both verifies clean."""
+    from oms.services.chain import tickets
+
+    added = _json(
+        oms.run("ticket", "add", "--title", "Leased", "--no-body", "--json", *_where(on_etcd))
+    )
+    leased_id = str(added["ticket"]["id"]) if isinstance(added["ticket"], dict) else ""
+    grant = _json(
+        oms.run("ticket", "lease", leased_id, "--worker", "w1", "--json", *_where(on_etcd))
+    )
+    assert str(grant["lease_token"]), grant
+    on_etcd.clock.advance(-3)  # a lease of one minute taken three minutes ago
+    with on_etcd.workspace() as ws:
+        lapsed_id = tickets.add(ws, "Lapsed", "").record_id
+        tickets.lease(ws, lapsed_id, "w2", 1)
+    on_etcd.clock.advance(3)
+    expired = _json(oms.run("ticket", "expire", "--json", *_where(on_etcd)))
+    assert [(t["id"], t["state"]) for t in expired["expired"]] == [(lapsed_id, "open")], expired
+    with on_etcd.workspace() as ws:
+        lapsed = ws.store.records("ticket").read(lapsed_id)
+        leased = ws.store.records("ticket").read(leased_id)
+    assert (lapsed.state, lapsed.payload["attempt"]) == ("open", 2)
+    assert leased.state == "leased"  # its lease runs
+    assert list(client.range_prefix(f"{etcd_prefix}evidence/")) != []  # the expiry's evidence
+    assert not (on_etcd.state / "records" / "ticket").exists()
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
