@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ def _running(chain: EtcdChain, oms: OmsCommand, mode: str = "silent") -> str:
     return dispatch_id
 
 
-def _json(done: subprocess.CompletedProcess[str]) -> dict[str, object]:
+def _json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert done.returncode == 0, done.stdout + done.stderr
     view = json.loads(done.stdout)
     assert isinstance(view, dict)
@@ -75,7 +76,7 @@ def test_park_and_resume_run_on_the_cluster(
     assert (parked["session_state"], parked["worker_health"]) == ("parked", "parked"), parked
     assert _states(on_etcd, dispatch_id) == ("parked", "parked")
 
-    def resumed() -> dict[str, object] | None:
+    def resumed() -> dict[str, Any] | None:
         done = oms.run("worker", "resume", dispatch_id, "--json", *_where(on_etcd))
         if done.returncode != 0:  # not due yet: one line, nothing written
             assert "not due" in done.stdout + done.stderr, done.stdout + done.stderr
@@ -247,7 +248,7 @@ def test_ticket_lease_and_expire_run_on_the_cluster(
     added = _json(
         oms.run("ticket", "add", "--title", "Leased", "--no-body", "--json", *_where(on_etcd))
     )
-    leased_id = str(added["ticket"]["id"]) if isinstance(added["ticket"], dict) else ""
+    leased_id = str(added["ticket"]["id"])
     grant = _json(
         oms.run("ticket", "lease", leased_id, "--worker", "w1", "--json", *_where(on_etcd))
     )
