@@ -252,7 +252,7 @@ def send(
 
     message = _message(text, file)
     who = person or getpass.getuser()
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its host's pane (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         view = Delivery.open(ws).send(dispatch, message, person=who)
     emit({"ok": True, **view}) if json_out else _print(view)

@@ -22,7 +22,7 @@ REFUSED = (
     ("ticket", "block", "tkt-1", "--reason", "r"),
     ("ticket", "done", "tkt-1"),
     ("dispatch", "accept", "dsp-1"),
-    ("worker", "send", "dsp-1", "hello"),
+    ("result", "verify", "tkt-1"),
     ("result", "merge", "tkt-1"),
     ("audit", "checkpoint"),
     ("pool", "scale", "--to", "2"),

@@ -18,6 +18,7 @@ from oms.canonical import add_ms, now
 from oms.services.delivery.service import Delivery
 from tests.chain import accepted, use_worker, wait_for
 from tests.cli.test_worker_log import _append
+from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
@@ -27,6 +28,7 @@ from tests.integration.etcd.test_deliver_etcd import (
     _deliver,
     _no_record_files,
 )
+from tests.integration.test_worker_send import _heard, _until
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
 
@@ -127,7 +129,7 @@ def test_a_command_run_as_another_host_leaves_the_hosts_worker_alone(
     keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
     files = _host_files(on_etcd)
     refusal = f"oms: error: worker {dispatch_id} runs on host host-a; run this there"
-    for verb in (("park", "--until", "1h"), ("resume",), ("stop",)):
+    for verb in (("park", "--until", "1h"), ("resume",), ("stop",), ("send", "hello")):
         done = oms.run("worker", verb[0], dispatch_id, *verb[1:], *where, env=b)
         assert done.returncode == 1, done.stdout + done.stderr
         assert done.stderr.splitlines()[0] == refusal, done.stderr
@@ -269,3 +271,66 @@ def test_ticket_lease_and_expire_run_on_the_cluster(
     assert not (on_etcd.state / "records" / "ticket").exists()
     assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
     _clean(oms, on_etcd)
+
+
+@pytest.mark.cli
+def test_send_types_a_message_recorded_in_the_cluster_first(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms worker send` records the person's message as a `worker-message` event in the cluster,
+    under the dispatch's typing lock and end lock (leases), then types it into this host's pane;
+    both locks let go, no event file in the state root."""
+    dispatch_id = _running(on_etcd, oms, "listen")
+    heard = _heard(on_etcd, dispatch_id)
+    eventually(heard.exists, timeout=TIMEOUT, what="the listening worker starting")
+    done = oms.run(
+        "worker", "send", dispatch_id, "the tests live in tests/unit", "--person", "A Person",
+        "--json", *_where(on_etcd),
+    )  # fmt: skip
+    view = _json(done)
+    assert (view["typed"], view["person"]) == ("typed", "A Person"), view
+    assert _until(heard, b"\r") == b"the tests live in tests/unit\r"
+    event = client.get(f"{etcd_prefix}events/{view['event_id']}.json")
+    assert event is not None
+    said = json.loads(event.value)
+    assert (said["event_type"], said["payload"]["text"]) == (
+        "worker-message",
+        "the tests live in tests/unit",
+    )
+    assert not (on_etcd.state / "events").exists() or not list((on_etcd.state / "events").iterdir())
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
+
+
+@pytest.mark.cli
+def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
+    on_etcd: EtcdChain, oms: OmsCommand, etcd_cluster: Cluster
+) -> None:
+    """Every member down: each command now served ends in one line (`--json`: one object) within
+    its timeout, with the unreachable cluster's exit code, and writes nothing to the state root's
+    files in the cluster's place."""
+    for member in etcd_cluster.members:
+        etcd_cluster.kill(member)
+    commands = (
+        ("worker", "park", "dsp-1", "--until", "1h"), ("worker", "resume", "dsp-1"),
+        ("worker", "send", "dsp-1", "hello"), ("worker", "observe", "dsp-1"),
+        ("worker", "log", "dsp-1"), ("result", "show", "dsp-1"), ("result", "diff", "dsp-1"),
+        ("ticket", "lease", "tkt-1", "--worker", "w1"), ("ticket", "expire"),
+    )  # fmt: skip
+    codes = set()
+    for args in commands:
+        done = oms.run(*args, "--json", *_where(on_etcd), timeout=TIMEOUT)
+        assert done.returncode != 0, done.stdout + done.stderr
+        codes.add(done.returncode)
+        [line] = done.stdout.splitlines()
+        said = json.loads(line)
+        assert said["error"] == "etcd-unavailable", said
+        assert said["message"].startswith("etcd unreachable: no endpoint answered"), said
+        assert "Traceback" not in done.stderr
+    plain = oms.run("worker", "park", "dsp-1", "--until", "1h", *_where(on_etcd))
+    lines = plain.stderr.strip().splitlines()
+    assert len(lines) <= 2, plain.stderr  # the line and its hint
+    assert lines[0].startswith("oms: error: etcd unreachable: no endpoint answered"), lines
+    assert codes == {plain.returncode}
+    _no_record_files(on_etcd)
+    assert not (on_etcd.state / "panes").exists() or not list((on_etcd.state / "panes").iterdir())
