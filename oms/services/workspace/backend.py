@@ -1,8 +1,7 @@
 """The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
-cluster. `oms store verify` walks an etcd store's keys; `oms ticket add`, `oms ticket list`,
-`oms status`, `oms audit verify|log`, `oms worker deliver` and `oms conductor tick|run` run on
-it (`Workspace.open(etcd=True)`; a launched worker's supervisor, broker, hooks and bridge open the
-store its launch spec names); every other command that opens a workspace is refused `backend =
+cluster. `oms store verify` walks an etcd store's keys; the commands `refuse_etcd_named` lists run
+on it (`Workspace.open(etcd=True)`; a launched worker's supervisor, broker, hooks and bridge open
+the store its launch spec names); every other command that opens a workspace is refused `backend =
 "etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it reads the configuration,
 so nothing writes half to files and half to a cluster, and nothing reads the state root's files
 as if they were the store.

@@ -15,7 +15,6 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.canonical import add_ms, now
-from oms.services.delivery.service import Delivery
 from tests.chain import accepted, use_worker, wait_for
 from tests.cli.test_worker_log import _append
 from tests.etcd_cluster import Cluster
@@ -64,13 +63,32 @@ def _states(chain: EtcdChain, dispatch_id: str) -> tuple[object, str | None]:
 
 
 @pytest.mark.cli
-def test_park_and_resume_run_on_the_cluster(
+def test_send_park_and_resume_run_on_the_cluster(
     on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
 ) -> None:
-    """`oms worker park` parks the running worker and its session in the cluster; once due,
-    `oms worker resume` resumes it by keys in its live pane. No lock is left, no record file
+    """`oms worker send` records the person's message as a `worker-message` event in the cluster,
+    under the dispatch's typing lock and end lock (leases), then types it into this host's pane.
+    `oms worker park` parks the running worker and its session in the cluster; once due, `oms
+    worker resume` resumes it by keys in its live pane. No lock is left, no record or event file
     written, both verifies clean."""
-    dispatch_id = _running(on_etcd, oms)
+    dispatch_id = _running(on_etcd, oms, "listen")
+    heard = _heard(on_etcd, dispatch_id)
+    eventually(heard.exists, timeout=TIMEOUT, what="the listening worker starting")
+    done = oms.run(
+        "worker", "send", dispatch_id, "the tests live in tests/unit", "--person", "A Person",
+        "--json", *_where(on_etcd),
+    )  # fmt: skip
+    view = _json(done)
+    assert (view["typed"], view["person"]) == ("typed", "A Person"), view
+    assert _until(heard, b"\r") == b"the tests live in tests/unit\r"
+    event = client.get(f"{etcd_prefix}events/{view['event_id']}.json")
+    assert event is not None
+    said = json.loads(event.value)
+    assert (said["event_type"], said["payload"]["text"]) == (
+        "worker-message",
+        "the tests live in tests/unit",
+    )
+    assert not (on_etcd.state / "events").exists() or not list((on_etcd.state / "events").iterdir())
     until = add_ms(now(), 4_000)
     parked = _json(
         oms.run("worker", "park", dispatch_id, "--until", until, "--json", *_where(on_etcd))
@@ -117,7 +135,9 @@ def test_a_command_run_as_another_host_leaves_the_hosts_worker_alone(
     cluster; here even one tmux server B could reach). Each is refused in one line naming host A
     (`--json`: `other-host`), no key in the cluster moves, A's pane files are untouched and its
     pane still runs; `oms worker observe` as B shows the cluster's records, says whose worker it
-    is, and looks at no pane."""
+    is, and looks at no pane; `oms worker log` as B says the log is A's. As A, `oms worker
+    observe` shows the cluster's worker and session and A's live pane, and `oms worker log` A's
+    pane log."""
     monkeypatch.setenv("OMS_HOST", "host-a")  # its worker is accepted on host A
     out = use_worker(on_etcd, "silent")
     dispatch_id, event_id = accepted(on_etcd)
@@ -150,31 +170,17 @@ def test_a_command_run_as_another_host_leaves_the_hosts_worker_alone(
     ), logged.stderr
     assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
     assert _host_files(on_etcd) == files
-    with on_etcd.workspace() as ws:  # A's pane still runs
-        pane = Delivery.open(ws).panes.observe(dispatch_id)
-    assert pane is not None
-    assert not pane.dead
-
-
-@pytest.mark.cli
-def test_observe_and_log_read_the_cluster_and_this_hosts_pane(
-    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
-) -> None:
-    """`oms worker observe` shows the cluster's worker and session and this host's live pane;
-    `oms worker log` this host's pane log (a line its supervisor would write, appended). Neither
-    moves a key (a running worker's observe records nothing), and neither falls back to the state
-    root's files."""
-    dispatch_id = _running(on_etcd, oms)
-    keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
-    seen = _json(oms.run("worker", "observe", dispatch_id, "--json", *_where(on_etcd)))
-    assert (seen["session_state"], seen["worker_health"], seen["pane_live"]) == (
+    # on host A: its pane still runs, observed; its log read here (a line its supervisor would
+    # write, appended); neither moves a key (a running worker's observe records nothing)
+    own = _json(oms.run("worker", "observe", dispatch_id, "--json", *where, env=a))
+    assert (own["session_state"], own["worker_health"], own["pane_live"]) == (
         "running",
         "healthy",
         True,
-    ), seen
-    assert "other_host" not in seen
+    ), own
+    assert "other_host" not in own
     _append(on_etcd, dispatch_id, b"2026-12-04T10:00:00Z attempt fenced: its lease ran out\n")
-    logged = oms.run("worker", "log", dispatch_id, "--json", *_where(on_etcd))
+    logged = oms.run("worker", "log", dispatch_id, "--json", *where, env=a)
     assert logged.returncode == 0, logged.stdout + logged.stderr
     lines = [json.loads(line) for line in logged.stdout.splitlines()]
     assert lines[-1] == {
@@ -269,35 +275,6 @@ def test_ticket_lease_and_expire_run_on_the_cluster(
     assert leased.state == "leased"  # its lease runs
     assert list(client.range_prefix(f"{etcd_prefix}evidence/")) != []  # the expiry's evidence
     assert not (on_etcd.state / "records" / "ticket").exists()
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
-    _clean(oms, on_etcd)
-
-
-@pytest.mark.cli
-def test_send_types_a_message_recorded_in_the_cluster_first(
-    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
-) -> None:
-    """`oms worker send` records the person's message as a `worker-message` event in the cluster,
-    under the dispatch's typing lock and end lock (leases), then types it into this host's pane;
-    both locks let go, no event file in the state root."""
-    dispatch_id = _running(on_etcd, oms, "listen")
-    heard = _heard(on_etcd, dispatch_id)
-    eventually(heard.exists, timeout=TIMEOUT, what="the listening worker starting")
-    done = oms.run(
-        "worker", "send", dispatch_id, "the tests live in tests/unit", "--person", "A Person",
-        "--json", *_where(on_etcd),
-    )  # fmt: skip
-    view = _json(done)
-    assert (view["typed"], view["person"]) == ("typed", "A Person"), view
-    assert _until(heard, b"\r") == b"the tests live in tests/unit\r"
-    event = client.get(f"{etcd_prefix}events/{view['event_id']}.json")
-    assert event is not None
-    said = json.loads(event.value)
-    assert (said["event_type"], said["payload"]["text"]) == (
-        "worker-message",
-        "the tests live in tests/unit",
-    )
-    assert not (on_etcd.state / "events").exists() or not list((on_etcd.state / "events").iterdir())
     assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
     _clean(oms, on_etcd)
 
