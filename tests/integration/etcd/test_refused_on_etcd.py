@@ -20,7 +20,7 @@ from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
 
 REFUSED = (
     ("ticket", "block", "tkt-1", "--reason", "r"),
-    ("ticket", "done", "tkt-1"),
+    ("worktree", "show", "tkt-1"),
     ("dispatch", "accept", "dsp-1"),
     ("result", "verify", "tkt-1"),
     ("result", "merge", "tkt-1"),
