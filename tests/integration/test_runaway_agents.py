@@ -103,6 +103,16 @@ def bound(chain: Chain) -> Bound:
     return _at_work(chain)
 
 
+@pytest.fixture
+def claude_bound(chain: Chain) -> Bound:
+    """`bound`, of Claude Code's role: what its Stop gate does is asked of the dispatch's
+    transport, not of the hook's provider."""
+    chain.edit_config(
+        lambda s: s.replace('role = "oms.command-executor"', 'role = "oms.ticket-executor"'), True
+    )
+    return _at_work(chain)
+
+
 def _records(bound: Bound) -> tuple[Record, Record, list[Record]]:
     with bound.chain.workspace() as ws:
         worker = ws.store.records("worker").read(bound.dispatch_id)
@@ -213,7 +223,8 @@ def test_a_hook_loop_grows_the_session_by_one_version_per_beat(bound: Bound) -> 
     )  # the counters still reach the record
 
 
-def test_claude_let_through_by_the_gate_is_parked(bound: Bound) -> None:
+def test_claude_let_through_by_the_gate_is_parked(claude_bound: Bound) -> None:
+    bound = claude_bound
     doors = ClockedDoors(bound, "claude")
     doors.fire("UserPromptSubmit")
     answers = [doors.fire("Stop", active=active) for active in (False, True, True, True)]

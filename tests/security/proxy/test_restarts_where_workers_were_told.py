@@ -27,6 +27,7 @@ from tests.helpers import eventually
 from tests.proxy_rig import proxies_of
 
 GONE_S = 10.0  # a SIGKILLed process is gone well within this
+TIME_WAIT_S = 90.0  # a closed TCP connection's TIME-WAIT (60 s on Linux) is over by then
 PROVIDER = '\n[providers.claude-x]\nfamily = "anthropic"\nendpoint = "http://127.0.0.1:9"\n'
 
 
@@ -90,13 +91,17 @@ def _squat(port: int) -> socket.socket | None:
 
 
 def test_a_port_taken_meanwhile_does_not_stop_the_proxy_starting(chain: Chain) -> None:
-    for _ in range(5):  # a port someone else took first is not ours to hold: crash it again
-        port = _killed(chain)
-        held = _squat(port)
-        if held is not None:
-            break
-    assert held is not None, "five freed ports were all taken by other processes at once"
-    with held:
+    port = _killed(chain)
+    squatted: list[socket.socket] = []
+
+    def squat() -> bool:  # the killed proxy's closed connections wait (TIME-WAIT) on its port,
+        held = _squat(port)  # and the kernel may refuse a listener beside them until they end:
+        if held is not None:  # the proxy would start on that port again (its record's) meanwhile
+            squatted.append(held)
+        return held is not None
+
+    eventually(squat, timeout=TIME_WAIT_S, what=f"a listener of ours on the freed port {port}")
+    with squatted[0]:
         with chain.workspace() as ws:
             again = proxy_control.ensure(ws)
     assert again.record is not None
