@@ -418,7 +418,9 @@ def _reason(exc: BaseException, endpoint: Endpoint) -> str:
         return f"TLS: {reason}"
     if endpoint.tls and isinstance(exc, ConnectionResetError | BrokenPipeError):
         return f"it refused the client certificate: {type(exc).__name__}"
-    if not endpoint.tls and isinstance(exc, http.client.RemoteDisconnected):
+    if not endpoint.tls and isinstance(exc, http.client.RemoteDisconnected | ConnectionResetError):
+        # a member serving TLS closes a plain request's connection, or resets it when the close
+        # overtakes the request's last bytes (a loaded machine)
         return "it closed the connection unanswered, as a member serving TLS does"
     return type(exc).__name__
 
