@@ -268,6 +268,18 @@ def use_worker(chain: Chain, mode: str = "wait") -> WorkerOut:
     return WorkerOut(chain.state)
 
 
+def use_demo_worker(chain: Chain) -> None:
+    """Configure the command worker role to run the demo's worker script whole (its change, its
+    result) and exit."""
+    agent = chain.base / "agent.sh"
+    agent.write_text(WORKER_SCRIPT)
+    agent.chmod(0o755)
+    chain.edit_config(
+        lambda s: s.replace('argv = ["true"]', f'argv = ["/bin/sh", "{agent}", "full", "exit"]'),
+        commit=True,
+    )
+
+
 def accepted(chain: Chain, title: str = "Fix the flaky test") -> tuple[str, str]:
     """(dispatch id, delivery event id) of a reviewed and accepted dispatch."""
     _, _, dispatch_id = chain.proposed(title)

@@ -25,7 +25,7 @@ from oms.services.chain.liveness import CONSUMER
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store.payloads import as_json, dispatch_payload
-from tests.chain import Chain, accepted, use_worker, wait_for
+from tests.chain import Chain, accepted, use_demo_worker, use_worker, wait_for
 from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
@@ -85,15 +85,7 @@ def _clean(oms: OmsCommand, chain: Chain) -> None:
 def test_a_command_worker_is_delivered_started_and_its_result_recorded_in_the_cluster(
     on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
 ) -> None:
-    agent = on_etcd.base / "agent.sh"
-    from oms.demo.scratch import WORKER_SCRIPT
-
-    agent.write_text(WORKER_SCRIPT)
-    agent.chmod(0o755)
-    on_etcd.edit_config(
-        lambda s: s.replace('argv = ["true"]', f'argv = ["/bin/sh", "{agent}", "full", "exit"]'),
-        commit=True,
-    )
+    use_demo_worker(on_etcd)
     dispatch_id, event_id = accepted(on_etcd)
     done = _deliver(oms, on_etcd, event_id)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -15,7 +15,7 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.canonical import add_ms, now
-from tests.chain import accepted, use_worker, wait_for
+from tests.chain import accepted, use_demo_worker, use_worker, wait_for
 from tests.cli.test_worker_log import _append
 from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, eventually
@@ -199,15 +199,7 @@ def test_result_show_and_diff_read_the_clusters_result(
     """A command worker's result recorded in the cluster: `oms result show` shows it (its commit,
     the files it changes) and `oms result diff --stat` its change, from git objects and the
     cluster's records; neither moves a key."""
-    from oms.demo.scratch import WORKER_SCRIPT
-
-    agent = on_etcd.base / "agent.sh"
-    agent.write_text(WORKER_SCRIPT)
-    agent.chmod(0o755)
-    on_etcd.edit_config(
-        lambda s: s.replace('argv = ["true"]', f'argv = ["/bin/sh", "{agent}", "full", "exit"]'),
-        commit=True,
-    )
+    use_demo_worker(on_etcd)
     dispatch_id, event_id = accepted(on_etcd)
     done = _deliver(oms, on_etcd, event_id)
     assert done.returncode == 0, done.stdout + done.stderr
