@@ -14,10 +14,10 @@ import re
 from typing import ClassVar
 
 _UNPRINTABLE = re.compile(r"[^\x20-\x7e]")
-_MAX_MESSAGE = 512
+MESSAGE_LIMIT = 512  # the longest message or reason oms stores or prints
 
 
-def one_line(text: str, limit: int = _MAX_MESSAGE, *, default: str = "") -> str:
+def one_line(text: str, limit: int = MESSAGE_LIMIT, *, default: str = "") -> str:
     """Squash `text` to one printable ASCII line of at most `limit` characters (`default` when
     nothing is left). The one helper for every message and every reason oms stores (a stop, park,
     cancel or end reason, an exit's detail): no line break, no terminal control, bounded."""

@@ -40,7 +40,7 @@ from oms.domain.delivery import (
     after_pane_failure,
 )
 from oms.domain.delivery import after_ensure as _after_ensure
-from oms.errors import IllegalTransitionError
+from oms.errors import MESSAGE_LIMIT, IllegalTransitionError, one_line
 
 REUSED = (
     "another launcher made this worker's pane: it types the "
@@ -279,6 +279,8 @@ def _decide(state: State, event: Event) -> list[Effect]:
 
 
 def _failed(state: State, event: Failed) -> list[Effect]:
+    if event.step is Step.PANE:  # its pane failed or vanished: a person may start it again
+        return [Park(PARK_BEFORE_PANE[event.step], resumable(event.message, state.dispatch_id))]
     if event.step in PARK_BEFORE_PANE:
         return [Park(PARK_BEFORE_PANE[event.step])]
     if event.step in PARK_AFTER_PANE:
@@ -286,5 +288,14 @@ def _failed(state: State, event: Failed) -> list[Effect]:
         after = after_pane_failure(which, event.message, created=state.created)
         registry = state.registry and event.step is Step.REGISTER_SESSION
         end: list[Effect] = [EndPane(registry)] if after.end_pane else []
-        return [*end, Park(op, after.reason)]
+        return [*end, Park(op, resumable(after.reason, state.dispatch_id))]
     raise IllegalTransitionError("launch", state.step.value, f"failed {event.step.value}")
+
+
+def resumable(reason: str, dispatch_id: str) -> str:
+    """A park's reason for a launch whose pane failed: it names what a person does next (a park
+    keeps no hint), unless it does already."""
+    if "oms worker resume" in reason:
+        return reason
+    resume = f": `oms worker resume {dispatch_id}` starts it again in a new pane"
+    return one_line(reason, MESSAGE_LIMIT - len(resume)) + resume  # the way back is never cut off

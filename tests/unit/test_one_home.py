@@ -174,7 +174,7 @@ BOUNDS_ELSEWHERE = {
     ("oms/canonical/strict_json.py", "MAX_SAFE_INT"): "",  # JSON's safe integers (RFC 8785)
     ("oms/canonical/timestamps.py", "MAX_MS"): "",  # the last millisecond of year 9999
     ("oms/canonical/timestamps.py", "MIN_MS"): "",  # the first millisecond of year 1
-    ("oms/errors.py", "_MAX_MESSAGE"): "",  # errors.py imports nothing of oms
+    ("oms/errors.py", "MESSAGE_LIMIT"): "",  # errors.py imports nothing of oms
     ("oms/errors.py", "_SHOWN_MAX"): "",  # ... likewise
     # units, not bounds: the milliseconds in a day
     ("oms/canonical/timestamps.py", "_DAY_MS"): "",

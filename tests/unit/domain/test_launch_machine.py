@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from oms.domain import launch as machine
 from oms.domain.delivery import PaneSeen
-from oms.errors import IllegalTransitionError
+from oms.errors import MESSAGE_LIMIT, IllegalTransitionError
 
 S = machine.Step
 
@@ -122,6 +122,12 @@ class LaunchMachine(RuleBasedStateMachine):
             assert machine.Run(S.UNPARK) not in self.effects
             assert isinstance(self.effects[-1], machine.FenceParked)
 
+    @invariant()
+    def a_park_at_or_after_the_pane_names_the_way_back(self) -> None:
+        for effect in self.effects:  # a park keeps no hint: its reason says what a person does
+            if isinstance(effect, machine.Park) and effect.op in ("wkr-lch-park", "wkr-reg-park"):
+                assert "`oms worker resume dsp-1`" in effect.reason
+
 
 LaunchMachine.TestCase.settings = settings(max_examples=500, stateful_step_count=20, deadline=None)
 TestLaunchMachine = LaunchMachine.TestCase
@@ -133,3 +139,16 @@ def test_an_outcome_of_another_step_is_refused(at: machine.Step, told: machine.S
     if at is not told:
         with pytest.raises(IllegalTransitionError):
             machine.decide(state, machine.Done(told))
+
+
+@pytest.mark.parametrize("length", [0, 40, 600])
+def test_a_pane_that_vanished_parks_naming_the_resume_however_long_its_message(length: int) -> None:
+    """A pane killed right after it was made parks the worker: the reason, cut to the longest
+    message, still ends with the command that starts it again (found by the kill-anywhere test)."""
+    state = machine.State("dsp-1", S.PANE)
+    message = "tmux pane for dsp-1 vanished right after it was created" + "x" * length
+    _, effects = machine.decide(state, machine.Failed(S.PANE, message))
+    (park,) = effects
+    assert isinstance(park, machine.Park)
+    assert park.reason.endswith("`oms worker resume dsp-1` starts it again in a new pane")
+    assert len(park.reason) <= MESSAGE_LIMIT
