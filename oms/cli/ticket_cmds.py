@@ -355,7 +355,7 @@ def renew(
     """
     from oms.services.chain import tickets
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # compare-and-set (ADR 0043)
         ticket = _ticket(ws, ticket)
         rec = tickets.renew(ws, ticket, token, minutes)
     if json_out:
@@ -438,7 +438,7 @@ def block(
         return
     from oms.services.chain import tickets
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # compare-and-set (ADR 0043)
         ticket = _ticket(ws, ticket)
         rec = tickets.block(ws, ticket, reason)
     if json_out:
@@ -510,12 +510,12 @@ def _reopen(
 ) -> None:
     from oms.services.chain import tickets
 
-    with workspace(state, config) as ws:  # the person confirms the whole id
+    with workspace(state, config, etcd=True) as ws:  # the person confirms the whole id
         ticket = _ticket(ws, ticket)
     verb = "retry" if now_only else "reopen"
     question = f"{verb.capitalize()} {ticket} as yourself?"
     who, _ = confirm_person(person, question=question, expect=ticket, yes=yes)
-    with workspace(state, config) as ws:
+    with workspace(state, config, etcd=True) as ws:  # compare-and-set, then its event (ADR 0043)
         rec = tickets.reopen(ws, ticket, person=who, reason=reason, now_only=now_only)
     if json_out:
         emit({"ok": True, "ticket": shapes.ticket(rec)})
@@ -536,7 +536,7 @@ def _finish(
 ) -> None:
     from oms.services.chain import tickets
 
-    with workspace(state, config) as ws:
+    with workspace(state, config, etcd=True) as ws:  # compare-and-set (ADR 0043)
         ticket = _ticket(ws, ticket)
         rec = tickets.finish(ws, ticket, token, outcome, reason)
     if json_out:

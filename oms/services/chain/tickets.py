@@ -453,6 +453,14 @@ def reopen(
 def _reopen_hint(ws: Workspace, ticket: Record) -> str:
     if ticket.state == machine.TicketState.OPEN:
         return f"it is open already: `oms ticket retry {ticket.record_id}` takes it without waiting"
+    if machine.is_expired(ticket.state, ticket_payload(ticket), ws.now()):
+        # its holder's token can end it no more (`check_lease`): the expiry returns it (and parks
+        # its worker, if one runs), as a tick would; then the retry, with the person's name
+        until = ticket_payload(ticket)["lease_expires_at"]
+        return (
+            f"its lease ran out at {until}: `oms ticket expire` returns it to open, then "
+            f"`oms ticket retry {ticket.record_id}`"
+        )
     if ticket.state == machine.TicketState.LEASED:
         attempt = ticket_payload(ticket)["attempt"]
         held = f"its attempt {attempt} holds it (leased to {ticket_payload(ticket)['worker_id']})"

@@ -19,7 +19,7 @@ from tests.helpers import OmsCommand
 from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
 
 REFUSED = (
-    ("ticket", "block", "tkt-1", "--reason", "r"),
+    ("worktree", "create", "tkt-1"),
     ("worktree", "show", "tkt-1"),
     ("dispatch", "accept", "dsp-1"),
     ("result", "verify", "tkt-1"),

@@ -8,6 +8,8 @@ refused on etcd before ("is served only by")."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 from typing import Any
 
@@ -271,6 +273,113 @@ def test_ticket_lease_and_expire_run_on_the_cluster(
     _clean(oms, on_etcd)
 
 
+def _ticket_cmd(chain: EtcdChain, oms: OmsCommand, *args: str, token: str = "") -> dict[str, Any]:
+    env = {"OMS_LEASE_TOKEN": token} if token else None
+    return _json(oms.run("ticket", *args, "--json", *_where(chain), env=env))
+
+
+def _leased(chain: EtcdChain, title: str) -> tuple[str, str]:
+    """A cluster's ticket added and leased (the CLI's lease has its own test): (its id, its lease
+    token)."""
+    from oms.services.chain import tickets
+
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, title, "").record_id
+        return ticket_id, tickets.lease(ws, ticket_id, "w1").token
+
+
+@pytest.mark.cli
+def test_ticket_renew_done_block_reopen_and_retry_run_on_the_cluster(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """The lease holder's `oms ticket renew|done|block --token` and a person's `oms ticket
+    block|reopen|retry` write the ticket's next version in the cluster (compare-and-set, no lock,
+    as on files); a reopen's `ticket-reopened` event is a key naming the person. A wrong token is
+    refused in one line and moves no key. Nothing lands in the state root's files; no lock is
+    left; both verifies clean."""
+    from oms.services.chain import tickets
+
+    done_id, token = _leased(on_etcd, "Done")
+    with on_etcd.workspace() as ws:
+        before = ws.store.records("ticket").read(done_id).payload["lease_expires_at"]
+    renewed = _ticket_cmd(on_etcd, oms, "renew", done_id, "--minutes", "600", token=token)
+    assert str(renewed["ticket"]["lease_expires_at"]) > str(before), renewed
+    keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
+    wrong = oms.run("ticket", "done", done_id, "--token", "0" * 64, *_where(on_etcd))
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    assert wrong.stderr.splitlines()[0] == (
+        "oms: error: lease token does not match the ticket's lease"
+    ), wrong.stderr
+    assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
+    finished = _ticket_cmd(on_etcd, oms, "done", done_id, "--reason", "merged", token=token)
+    assert finished["ticket"]["state"] == "done", finished
+    held_id, held_token = _leased(on_etcd, "Blocked by its holder")
+    blocked = _ticket_cmd(on_etcd, oms, "block", held_id, "--reason", "asks", token=held_token)
+    assert blocked["ticket"]["state"] == "blocked", blocked
+    reopened = _ticket_cmd(on_etcd, oms, "reopen", held_id, "--person", "Ann", "--yes")
+    assert (reopened["ticket"]["state"], reopened["ticket"]["attempt"]) == ("open", 2), reopened
+    said = [
+        json.loads(kv.value)
+        for kv in client.range_prefix(f"{etcd_prefix}events/")
+        if b'"ticket-reopened"' in kv.value
+    ]
+    assert [(e["payload"]["ticket_id"], e["payload"]["person"]) for e in said] == [
+        (held_id, "Ann")
+    ], said
+    with on_etcd.workspace() as ws:
+        person_id = tickets.add(ws, "Blocked by a person", "").record_id
+    blocked = _ticket_cmd(on_etcd, oms, "block", person_id, "--reason", "not yet")
+    assert blocked["ticket"]["state"] == "blocked", blocked
+    retried = _ticket_cmd(on_etcd, oms, "retry", person_id, "--person", "Ann", "--yes")
+    assert (retried["ticket"]["state"], retried["ticket"]["attempt"]) == ("open", 2), retried
+    with on_etcd.workspace() as ws:
+        states = {t.record_id: t.state for t in ws.store.latest("ticket").checked()}
+    assert states == {done_id: "done", held_id: "open", person_id: "open"}, states
+    assert not (on_etcd.state / "records" / "ticket").exists()
+    assert not (on_etcd.state / "events").exists() or not list((on_etcd.state / "events").iterdir())
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
+
+
+@pytest.mark.cli
+def test_a_retry_after_a_lapse_says_what_runs_and_it_runs_on_the_cluster(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms ticket retry` of a ticket whose lease ran out (its holder gone): it is still leased,
+    so refused in one line, and the hint names what runs: its lease holder's `block --token` no
+    longer can (the lease ran out), `oms ticket expire` can. Each command the hint names runs on
+    the cluster, as printed, and the ticket is open for its next attempt."""
+    from oms.services.chain import tickets
+
+    on_etcd.clock.advance(-3)  # a lease of one minute taken three minutes ago
+    with on_etcd.workspace() as ws:
+        lapsed_id = tickets.add(ws, "Lapsed", "").record_id
+        token = tickets.lease(ws, lapsed_id, "w2", 1).token
+    on_etcd.clock.advance(3)
+    where = _where(on_etcd)
+    refused = oms.run("ticket", "retry", lapsed_id, "--person", "Ann", "--yes", *where)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    lines = refused.stderr.splitlines()
+    assert len(lines) == 2, refused.stderr
+    held = oms.run("ticket", "block", lapsed_id, "--reason", "r", "--token", token, *where)
+    assert held.returncode == 1, held.stdout + held.stderr  # what the old hint named
+    assert held.stderr.startswith("oms: error: lease expired at"), held.stderr
+    commands = re.findall(r"`(oms [^`]+)`", lines[1])
+    assert commands, lines[1]
+    for command in commands:
+        words = shlex.split(command)[1:]
+        if words[:2] == ["ticket", "retry"]:
+            words += ["--person", "Ann", "--yes"]
+        done = oms.run(*words, *where)
+        assert done.returncode == 0, (command, done.stdout + done.stderr)
+    with on_etcd.workspace() as ws:
+        ticket = ws.store.records("ticket").read(lapsed_id)
+    assert (ticket.state, ticket.payload["attempt"]) == ("open", 2), ticket.payload
+    assert str(ticket.payload["reason"]).startswith("reopened by Ann"), ticket.payload
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
+
+
 @pytest.mark.cli
 def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
     on_etcd: EtcdChain, oms: OmsCommand, etcd_cluster: Cluster
@@ -285,6 +394,10 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("worker", "send", "dsp-1", "hello"), ("worker", "observe", "dsp-1"),
         ("worker", "log", "dsp-1"), ("result", "show", "dsp-1"), ("result", "diff", "dsp-1"),
         ("ticket", "lease", "tkt-1", "--worker", "w1"), ("ticket", "expire"),
+        ("ticket", "renew", "tkt-1", "--token", "t"), ("ticket", "done", "tkt-1", "--token", "t"),
+        ("ticket", "block", "tkt-1", "--reason", "r"),
+        ("ticket", "reopen", "tkt-1", "--person", "Ann", "--yes"),
+        ("ticket", "retry", "tkt-1", "--person", "Ann", "--yes"),
     )  # fmt: skip
     codes = set()
     for args in commands:
