@@ -172,7 +172,7 @@ def import_(
     from oms.services.chain import tickets
 
     data = _read_input(source)
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # content, then a create (0043)
         rec, created = tickets.import_github(ws, data, repository)
     if json_out:
         emit({"ok": True, "created": created, "ticket": shapes.ticket(rec)})

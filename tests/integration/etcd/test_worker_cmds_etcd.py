@@ -380,6 +380,52 @@ def test_a_retry_after_a_lapse_says_what_runs_and_it_runs_on_the_cluster(
     _clean(oms, on_etcd)
 
 
+ISSUE = {"number": 7, "title": "Docs typo", "body": "teh", "url": "https://github.com/o/r/issues/7"}
+
+
+@pytest.mark.cli
+def test_an_interrupted_ticket_import_leaves_no_ticket_and_its_rerun_finishes_it(
+    on_etcd: EtcdChain,
+    oms: OmsCommand,
+    client: Etcd,
+    etcd_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`oms ticket import` on the cluster: its two writes (the content, created once; the ticket's
+    first version, compare-and-set on its absence) each whole or not at all. An import that dies
+    between them leaves no ticket (its content, addressed by its bytes, no list shows); the re-run
+    writes the ticket whole, and a third run imports nothing and moves no key. Both verifies
+    clean between and after."""
+    from oms.domain import tickets as machine
+    from oms.services.chain import tickets
+
+    def died(**_: object) -> object:  # the process ends between the content and the ticket
+        raise KeyboardInterrupt
+
+    with on_etcd.workspace() as ws, monkeypatch.context() as patched:
+        patched.setattr(machine, "new", died)
+        with pytest.raises(KeyboardInterrupt):
+            tickets.import_github(ws, json.dumps(ISSUE).encode())
+    assert list(client.range_prefix(f"{etcd_prefix}tickets/")) != []  # its content
+    assert _ticket_cmd(on_etcd, oms, "list")["tickets"] == []
+    _clean(oms, on_etcd)
+    issue = on_etcd.base / "issue.json"
+    issue.write_text(json.dumps(ISSUE))
+    first = _ticket_cmd(on_etcd, oms, "import", str(issue), "--repository", "o/r")
+    assert (first["created"], first["ticket"]["source"]) == (True, "github"), first
+    ticket_id = str(first["ticket"]["id"])
+    keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
+    again = _ticket_cmd(on_etcd, oms, "import", str(issue))
+    assert (again["created"], again["ticket"]["id"]) == (False, ticket_id), again
+    assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
+    shown = _ticket_cmd(on_etcd, oms, "show", ticket_id)
+    assert (shown["content"]["title"], shown["content"]["url"]) == ("Docs typo", ISSUE["url"])
+    assert not (on_etcd.state / "records" / "ticket").exists()
+    assert not list((on_etcd.state / "tickets").iterdir())  # (the state root's empty directory)
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
+
+
 @pytest.mark.cli
 def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
     on_etcd: EtcdChain, oms: OmsCommand, etcd_cluster: Cluster
@@ -387,6 +433,8 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
     """Every member down: each command now served ends in one line (`--json`: one object) within
     its timeout, with the unreachable cluster's exit code, and writes nothing to the state root's
     files in the cluster's place."""
+    issue = on_etcd.base / "issue.json"
+    issue.write_text(json.dumps(ISSUE))
     for member in etcd_cluster.members:
         etcd_cluster.kill(member)
     commands = (
@@ -398,6 +446,7 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("ticket", "block", "tkt-1", "--reason", "r"),
         ("ticket", "reopen", "tkt-1", "--person", "Ann", "--yes"),
         ("ticket", "retry", "tkt-1", "--person", "Ann", "--yes"),
+        ("ticket", "import", str(issue)),
     )  # fmt: skip
     codes = set()
     for args in commands:
