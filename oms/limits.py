@@ -191,7 +191,8 @@ class Limits(NamedTuple):
     program_files: int = 16  # the files a program check may name
     ticket_input_bytes: int = 512 * 1024  # what `oms ticket` reads from a file or stdin
     ticket_body_bytes: int = 256 * 1024  # a ticket's body
-    github_import_bytes: int = 512 * 1024  # a GitHub issue's JSON to import
+    github_import_bytes: int = 512 * 1024  # a GitHub issue's JSON to import (or a list's)
+    github_import_issues: int = 100  # the issues of one `oms ticket import` of a list
     proxy_error_body_bytes: int = 64 * 1024  # an error answer read before it is relayed (a quota?)
     proxy_sse_line_bytes: int = 1024 * 1024  # an SSE line read for usage (longer: relayed unread)
     proxy_usage_json_bytes: int = 4 * 1024 * 1024  # a JSON answer read for usage (likewise)

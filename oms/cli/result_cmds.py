@@ -254,7 +254,7 @@ def request_changes_cmd(
     who, _ = confirm_person(
         person, question=f"Request changes of {dispatch} as yourself?", expect=dispatch, yes=yes
     )
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # under a lease (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = review.request_changes(ws, dispatch, found, person=who)
     if json_out:

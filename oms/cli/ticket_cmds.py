@@ -149,8 +149,8 @@ def import_(
         str | None,
         typer.Argument(
             help=(
-                "JSON from `gh issue view --json number,title,body,url` (file, or '-'/omitted: "
-                "stdin)."
+                "JSON from `gh issue view --json number,title,body,url`, or a list of issues from "
+                "`gh issue list --json number,title,body,url` (file, or '-'/omitted: stdin)."
             )
         ),
     ] = None,
@@ -161,26 +161,39 @@ def import_(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Import a GitHub issue as a ticket (idempotent).
+    """Import a GitHub issue as a ticket, or a list of up to 100 issues, each ticket whole
+    (idempotent: a re-run imports what an interrupted one did not).
 
     Examples:
 
     \b
       gh issue view 42 --json number,title,body,url | oms ticket import
       oms ticket import issue.json --repository acme/shop
+      gh issue list --limit 100 --json number,title,body,url | oms ticket import
     """
     from oms.services.chain import tickets
 
     data = _read_input(source)
     with workspace(state_root_, config_root_, etcd=True) as ws:  # content, then a create (0043)
-        rec, created = tickets.import_github(ws, data, repository)
-    if json_out:
-        emit({"ok": True, "created": created, "ticket": shapes.ticket(rec)})
-    else:
-        typer.echo(
-            f"{'imported' if created else 'already imported'} {rec.record_id} from "
-            f"{ticket_payload(rec)['repository']}"
+        if data.lstrip()[:1] == b"[":
+            done = tickets.import_github_list(ws, data, repository)
+        else:
+            done = [tickets.import_github(ws, data, repository)]
+    if json_out and data.lstrip()[:1] == b"[":
+        emit(
+            {
+                "ok": True,
+                "imported": [{"created": c, "ticket": shapes.ticket(r)} for r, c in done],
+            }
         )
+    elif json_out:
+        emit({"ok": True, "created": done[0][1], "ticket": shapes.ticket(done[0][0])})
+    else:
+        for rec, created in done:
+            typer.echo(
+                f"{'imported' if created else 'already imported'} {rec.record_id} from "
+                f"{ticket_payload(rec)['repository']}"
+            )
 
 
 @app.command("list")

@@ -236,6 +236,10 @@ def test_every_json_output_is_its_schema(
     issue.write_text(json.dumps({"number": 7, "title": "t", "body": "b",
                                  "url": "https://github.com/o/r/issues/7"}))  # fmt: skip
     imported = s.run("ticket", "import", str(issue))["ticket"]["id"]
+    issues = tmp_path / "issues.json"  # a list (`gh issue list`): the one before, and another
+    other = {"number": 8, "title": "u", "body": "", "url": "https://github.com/o/r/issues/8"}
+    issues.write_text(json.dumps([json.loads(issue.read_text()), other]))
+    s.run("ticket", "import", str(issues))
     token = s.run("ticket", "lease", imported, "--worker", "w-2")["lease_token"]
     s.run("ticket", "done", imported, OMS_LEASE_TOKEN=token)
     s.run("live", "authorize", "--repository", "o/r", *person)

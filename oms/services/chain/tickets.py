@@ -14,6 +14,7 @@ from oms.canonical import (
     add_ms,
     check,
     digest,
+    loads,
     loads_object,
     new_uuid,
     next_after,
@@ -141,7 +142,49 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
     no-op."""
     if len(data) > LIMITS.github_import_bytes:
         raise InvalidInputError(f"GitHub JSON is larger than {LIMITS.github_import_bytes} bytes")
-    doc = loads_object(data)
+    return _import_one(ws, *_issue(loads_object(data), repository, ""))
+
+
+def import_github_list(
+    ws: Workspace, data: bytes, repository: str | None = None
+) -> list[tuple[Record, bool]]:
+    """The tickets of a list of issues, `gh issue list --json number,title,body,url`, in its
+    order: at most `LIMITS.github_import_issues` a run, every one checked before the first is
+    written (one bad entry: nothing imported). Each ticket is written whole or not at all (its
+    content, then its first version), one after another: an import cut off leaves the tickets
+    before it whole and none half, and its re-run imports the rest (an issue imported before is a
+    no-op, as with one issue)."""
+    if len(data) > LIMITS.github_import_bytes:
+        raise InvalidInputError(f"GitHub JSON is larger than {LIMITS.github_import_bytes} bytes")
+    found = loads(data)
+    if not isinstance(found, list):
+        raise InvalidInputError(f"expected a JSON list of issues (got {type(found).__name__})")
+    most = LIMITS.github_import_issues
+    if len(found) > most:
+        raise InvalidInputError(
+            f"{len(found)} issues in one import (at most {most}): nothing was imported",
+            hint=f"import them in parts, e.g. `gh issue list --limit {most} --search ...`",
+        )
+    issues: dict[str, tuple[str, str, JsonObject]] = {}
+    for n, doc in enumerate(found):
+        if not isinstance(doc, dict):
+            raise InvalidInputError(f"issue {n + 1} of the list is not a JSON object")
+        ticket_id, slug, content = _issue(doc, repository, f"issue {n + 1} of the list: ")
+        if issues.setdefault(ticket_id, (ticket_id, slug, content))[2] != content:
+            raise InvalidInputError(f"issue {n + 1} of the list: #{content['number']} twice")
+    return [_import_one(ws, *one) for one in issues.values()]
+
+
+def _issue(doc: JsonObject, repository: str | None, where: str) -> tuple[str, str, JsonObject]:
+    """An issue's ticket id, repository and ticket content, checked (`where`: which issue, for a
+    list); nothing is written."""
+    try:
+        return _checked_issue(doc, repository)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}{exc.message}", hint=exc.remedy or None) from None
+
+
+def _checked_issue(doc: JsonObject, repository: str | None) -> tuple[str, str, JsonObject]:
     unknown = sorted(set(doc) - {"number", "title", "body", "url"})
     if unknown:
         raise InvalidInputError(
@@ -174,6 +217,14 @@ def import_github(ws: Workspace, data: bytes, repository: str | None = None) -> 
         "url": access.text(doc, "url"),
         "number": number,
     }
+    return ticket_id, slug, content
+
+
+def _import_one(
+    ws: Workspace, ticket_id: str, slug: str, content: JsonObject
+) -> tuple[Record, bool]:
+    """The ticket of one checked issue: created (its content, then its first version), or the one
+    imported before with the same content."""
     existing = ws.store.records("ticket").read_if_exists(ticket_id)
     if existing is not None:
         if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:

@@ -236,6 +236,29 @@ def test_result_show_and_diff_read_the_clusters_result(
     assert all(str(f["path"]) in diff.stdout for f in files), diff.stdout
     assert keys() == before
     _no_record_files(on_etcd)
+    # `oms result request-changes`: refused in one line as another host (the result's branch is
+    # in this host's clone), no key moved; here, under the ticket's finishing lock (a lease), the
+    # ticket's next versions compare-and-set and a `changes-requested` event, no lock left
+    asked = (
+        *("result", "request-changes", dispatch_id, "--comment", "also an empty list"),
+        *("--person", "Ann", "--yes", "--json", *_where(on_etcd)),
+    )
+    elsewhere = oms.run(*asked, env={"OMS_HOST": "host-b"})
+    assert elsewhere.returncode == 1, elsewhere.stdout + elsewhere.stderr
+    said = json.loads(elsewhere.stdout)
+    assert said["error"] == "other-host", said
+    assert said["message"].startswith(f"the result of {dispatch_id} is on host "), said
+    assert keys() == before
+    view = _json(oms.run(*asked))
+    assert (view["dispatch_id"], view["attempt"]) == (dispatch_id, 2), view
+    with on_etcd.workspace() as ws:
+        ticket = ws.store.records("ticket").read(str(view["ticket_id"]))
+        event = ws.store.events.read(str(view["event_id"]))
+    assert (ticket.state, ticket.payload["attempt"]) == ("open", 2), ticket.payload
+    assert event.payload["person"] == "Ann", event.payload
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _no_record_files(on_etcd)
+    _clean(oms, on_etcd)
 
 
 @pytest.mark.cli
@@ -426,6 +449,78 @@ def test_an_interrupted_ticket_import_leaves_no_ticket_and_its_rerun_finishes_it
     _clean(oms, on_etcd)
 
 
+def _issues(*numbers: int) -> list[dict[str, object]]:
+    return [
+        {
+            "number": n,
+            "title": f"Issue {n}",
+            "body": "b",
+            "url": f"https://github.com/o/r/issues/{n}",
+        }
+        for n in numbers
+    ]
+
+
+@pytest.mark.cli
+def test_a_list_import_cut_off_leaves_whole_tickets_and_its_rerun_imports_the_rest(
+    on_etcd: EtcdChain,
+    oms: OmsCommand,
+    client: Etcd,
+    etcd_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`oms ticket import` of `gh issue list --json number,title,body,url` on the cluster: a list
+    over `LIMITS.github_import_issues`, or with one bad issue, is refused in one line before any
+    key is written. An import that dies after its first ticket, within the second's writes,
+    leaves the first ticket whole and no second; its re-run imports the second and third, the
+    first `already imported`. Both verifies clean."""
+    from oms.domain import tickets as machine
+    from oms.limits import LIMITS
+    from oms.services.chain import tickets
+
+    listed = on_etcd.base / "issues.json"
+    keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
+    bad = [*_issues(21, 22), {"number": 23, "title": "t", "body": "b", "url": "https://x/23"}]
+    for refused, why in (
+        (_issues(*range(1, LIMITS.github_import_issues + 2)), "issues in one import (at most"),
+        (bad, "issue 3 of the list: url 'https://x/23' is not a github.com issue"),
+    ):
+        listed.write_text(json.dumps(refused))
+        done = oms.run("ticket", "import", str(listed), *_where(on_etcd))
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert why in done.stderr.splitlines()[0], done.stderr
+        assert len(done.stderr.splitlines()) <= 2, done.stderr
+    assert {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)} == keys
+    made = machine.new
+    calls: list[str] = []
+
+    def dies_second(**fields: Any) -> Any:  # the process ends within the second ticket's writes
+        calls.append(str(fields["title"]))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return made(**fields)
+
+    data = json.dumps(_issues(31, 32, 33)).encode()
+    with on_etcd.workspace() as ws, monkeypatch.context() as patched:
+        patched.setattr(machine, "new", dies_second)
+        with pytest.raises(KeyboardInterrupt):
+            tickets.import_github_list(ws, data)
+    shown = _ticket_cmd(on_etcd, oms, "list")["tickets"]
+    assert [(t["title"], t["state"]) for t in shown] == [("Issue 31", "open")], shown
+    listed.write_bytes(data)
+    again = _ticket_cmd(on_etcd, oms, "import", str(listed), "--repository", "o/r")
+    assert [(i["created"], i["ticket"]["title"]) for i in again["imported"]] == [
+        (False, "Issue 31"),
+        (True, "Issue 32"),
+        (True, "Issue 33"),
+    ], again
+    with on_etcd.workspace() as ws:
+        states = [(t.payload["title"], t.state) for t in ws.store.latest("ticket").checked()]
+    assert states == [("Issue 31", "open"), ("Issue 32", "open"), ("Issue 33", "open")], states
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
+
+
 @pytest.mark.cli
 def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
     on_etcd: EtcdChain, oms: OmsCommand, etcd_cluster: Cluster
@@ -447,6 +542,7 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("ticket", "reopen", "tkt-1", "--person", "Ann", "--yes"),
         ("ticket", "retry", "tkt-1", "--person", "Ann", "--yes"),
         ("ticket", "import", str(issue)),
+        ("result", "request-changes", "dsp-1", "--comment", "c", "--person", "Ann", "--yes"),
     )  # fmt: skip
     codes = set()
     for args in commands:
