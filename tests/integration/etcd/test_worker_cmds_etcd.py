@@ -2,8 +2,10 @@
 `cmds2`), on the real 3-member cluster with real git, tmux and bubblewrap: `oms worker
 park|resume` write the session's and the worker's next versions in the cluster (compare-and-set,
 as on files) and act on this host's pane; a command run as another host against the worker
-refuses in one line naming the host and touches neither its pane nor its records. Each command was
-refused on etcd before ("is served only by")."""
+refuses in one line naming the host and touches neither its pane nor its records. A ticket's own
+commands, an import (one issue or a list) and a result sent back (amendment `cmds3`) write the
+ticket's next versions compare-and-set in the cluster. Each command was refused on etcd before
+("is served only by")."""
 
 from __future__ import annotations
 
