@@ -4,7 +4,8 @@ worker `done`, but the park stayed. `oms worker resume` then resumed that worker
 went on: its session ran again, its worker turned healthy, and an agent that had taken a prompt was
 typed a nudge to take another turn (the relaunch path refused a recorded result; the resume of a
 live pane did not ask). A resume now refuses a dispatch with a recorded result, as the relaunch
-does: nothing typed, nothing moved."""
+does: nothing typed, nothing moved; and the conductor's resume phase passes it over (after a
+person's timed park it said so in a line each tick)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ import pytest
 
 from oms.canonical import add_ms
 from oms.errors import AuthorityChangedError
+from oms.services.conductor import work
 from oms.services.delivery.service import Delivery
 from oms.store.verify import verify
 from tests.agent_side import Bound, BoundTools
 from tests.chain import Chain, accepted, use_worker, wait_for
 
 
-def test_a_worker_whose_result_came_after_its_park_is_not_resumed(deliverable: Chain) -> None:
+@pytest.mark.parametrize("why", ["no_result", "lunch"])  # the gate's park, and a person's
+def test_a_worker_whose_result_came_after_its_park_is_not_resumed(
+    deliverable: Chain, why: str
+) -> None:
     chain = deliverable
     out = use_worker(chain, "wait")
     dispatch_id, event_id = accepted(chain)
@@ -36,7 +41,7 @@ def test_a_worker_whose_result_came_after_its_park_is_not_resumed(deliverable: C
         tools.call("acknowledge_dispatch", {})
         commit = bound.commit_change()
         with chain.workspace() as ws:  # as the gate parks a run let stop without a result
-            Delivery.open(ws).park(dispatch_id, "no_result", add_ms(ws.now(), 60_000))
+            Delivery.open(ws).park(dispatch_id, why, add_ms(ws.now(), 60_000))
         recorded, _ = tools.call(
             "record_dispatch_result",
             {"status": "completed", "summary": "after the park", "result_commit": commit},
@@ -54,6 +59,10 @@ def test_a_worker_whose_result_came_after_its_park_is_not_resumed(deliverable: C
         assert [(r.state, r.version) for r in after] == [(r.state, r.version) for r in before]
         assert after[1].state == "done"  # the worker ended as its result says
         assert after[2].state == "parked"  # the park it was given stays
+        done: list[str] = []
+        skipped: list[str] = []
+        work.resume_due(Delivery.open(ws), done, skipped)  # the conductor's phase passes it over
+        assert (done, skipped) == ([], [])
         Delivery.open(ws).stop(dispatch_id, "test over")
     assert verify(str(chain.state)).ok
 
