@@ -58,8 +58,9 @@ def run_cli(args: Sequence[str]) -> int:
 
     from oms.cli import app as apps
 
+    completing = bool(os.environ.get(apps.COMPLETE_VAR))
     try:  # the app is chosen inside: a group's module failing to import is an error like any
-        if os.environ.get(apps.COMPLETE_VAR):  # a completion script asks for the next words
+        if completing:  # a completion script asks for the next words
             from typer._completion_classes import completion_init
 
             completion_init()
@@ -70,7 +71,10 @@ def run_cli(args: Sequence[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("oms: interrupted\n")
         return EXIT_INTERRUPTED
-    except SystemExit:  # Click ends any EPIPE so, silently: right only when our own reader left
+    except SystemExit as exc:
+        if completing:  # a completion ends so once its words are written: its own exit code
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
+        # Click ends any EPIPE so, silently: right only when our own reader left
         if _stdout_gone():
             return EXIT_DOMAIN
         message = "BrokenPipeError: a pipe oms wrote to closed early (not its output)"
