@@ -78,6 +78,11 @@ class Witness(Protocol):
         """The text is about to be typed."""
         ...
 
+    def pressing(self) -> None:
+        """A key (or the text) is about to reach the pane: raise to press none (a message whose
+        end lock was lost meanwhile, `delivery/messages.py`)."""
+        ...
+
     def taken(self) -> bool:
         """The agent showed it took the text."""
         ...
@@ -133,14 +138,18 @@ class Tui:
         if pane is None or pane.dead:
             raise ActivationError("the agent's pane ended before the message was typed")
         if plan.prompt is None:
+            witness.pressing()
             self.screen.send_text(dispatch_id, text)
+            witness.pressing()
             self.screen.send_keys(dispatch_id, "Enter")
             return "typed"
         busy = self._busy(plan, dispatch_id)
         if busy:  # a busy mark already on screen witnesses nothing: typed once, Enter once
             witness.typing()
+            witness.pressing()
             self.screen.send_text(dispatch_id, text)
             self.clock.sleep(LIMITS.enter_pause_s)
+            witness.pressing()
             self.screen.send_keys(dispatch_id, "Enter")
             return "queued"
         return self._submit(plan, dispatch_id, text, witness) or "typed"
@@ -153,9 +162,11 @@ class Tui:
         wait is the longer: an Enter on a prompt already taken submits nothing more, and a loaded
         machine's hook can be late."""
         witness.typing()
+        witness.pressing()
         self.screen.send_text(dispatch_id, text)
         for window in (self.confirm_s, self.late_s):  # one more Enter if the first was a newline
             self.clock.sleep(LIMITS.enter_pause_s)
+            witness.pressing()
             self.screen.send_keys(dispatch_id, "Enter")
             until = self.clock.monotonic() + window
             while self.clock.monotonic() < until:

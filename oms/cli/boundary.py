@@ -58,19 +58,23 @@ def run_cli(args: Sequence[str]) -> int:
 
     from oms.cli import app as apps
 
-    if os.environ.get(apps.COMPLETE_VAR):  # a completion script asks for the words that come next
-        from typer._completion_classes import completion_init
+    completing = bool(os.environ.get(apps.COMPLETE_VAR))
+    try:  # the app is chosen inside: a group's module failing to import is an error like any
+        if completing:  # a completion script asks for the next words
+            from typer._completion_classes import completion_init
 
-        completion_init()
-        runs = apps.app
-    else:  # only the named command's module is imported, and only its tree built
-        runs = apps.app_for(args)
-    try:
+            completion_init()
+            runs = apps.app
+        else:  # only the named command's module is imported, and only its tree built
+            runs = apps.app_for(args)
         result = runs(args=list(args), prog_name="oms", standalone_mode=False)
     except KeyboardInterrupt:
         sys.stderr.write("oms: interrupted\n")
         return EXIT_INTERRUPTED
-    except SystemExit:  # Click ends any EPIPE so, silently: right only when our own reader left
+    except SystemExit as exc:
+        if completing:  # a completion ends so once its words are written: its own exit code
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
+        # Click ends any EPIPE so, silently: right only when our own reader left
         if _stdout_gone():
             return EXIT_DOMAIN
         message = "BrokenPipeError: a pipe oms wrote to closed early (not its output)"

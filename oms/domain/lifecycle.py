@@ -13,7 +13,7 @@ what they saw, and perform what it answers; the rules it applies are `domain/del
     park      worker      session not parked yet             Run interrupt, MoveSession park
     park      worker      parked already (same time)         Run plan (nothing typed)
     park      ...                                            MoveWorker park, Answer parked
-    resume    fence       lapsed                             Refuse (fenced: nothing written)
+    resume    fence       lapsed, or a result recorded       Refuse (nothing written)
     resume    session     none                               Run launch (a fresh launch)
     resume    launch      launched meanwhile / parked / ok   Answer none / Refuse / Answer
     resume    pane        `check_resume` refuses             Refuse
@@ -21,7 +21,7 @@ what they saw, and perform what it answers; the rules it applies are `domain/del
     resume    pane        ended, a native session            Run relaunch → Answer native|none
     resume    pane        live                               Run contact (journaled first)
     resume    contact     `resume_keys`                      TypeKeys, MoveSession resume
-    resume    refence     lapsed meanwhile                   Refuse (stays parked)
+    resume    refence     lapsed, or a result, meanwhile     Refuse (stays parked)
     resume    refence     live                               MoveWorker unpark, Answer keys
     relaunch  fence       lapsed, or a result recorded       Refuse
     relaunch  pane        live again (or no session)         Answer relaunched False
@@ -537,6 +537,8 @@ def _resume(state: State, event: Event) -> list[Effect] | None:
     if isinstance(event, FenceSeen) and step is Step.REFENCE:
         if event.reason is not None:  # lapsed while resuming: it stays parked
             return [_fenced(event.reason)]
+        if event.dispatch_state not in OPEN:  # a result recorded while resuming: it stays parked
+            return [_over(state, event)]
         op = stable_id("wkr-hlth-res", state.dispatch_id, state.session_version)
         return [MoveWorker(op, WorkerMove.UNPARK), _resumed(state)]
     return None
@@ -545,13 +547,21 @@ def _resume(state: State, event: Event) -> list[Effect] | None:
 def _resume_fence(state: State, event: FenceSeen) -> list[Effect]:
     if event.reason is not None:
         return [_fenced(event.reason)]
-    if state.op is Op.RELAUNCH and event.dispatch_state not in ("accepted", "acknowledged"):
-        message = (
-            f"dispatch {state.dispatch_id} is {event.dispatch_state}: its agent is not relaunched"
-        )
-        hint = f"`oms worker stop {state.dispatch_id}` ends the worker with its recorded result"
-        return [Refuse(Refusal.CHANGED, message, hint)]  # a recorded result: nothing to continue
+    if event.dispatch_state not in OPEN:
+        return [_over(state, event)]
     return [Run(Step.SESSION)]
+
+
+OPEN = ("accepted", "acknowledged")  # a dispatch whose agent may go on (no result recorded yet)
+
+
+def _over(state: State, event: FenceSeen) -> Refuse:
+    """A recorded result (also one recorded after the worker was parked): nothing to continue, and
+    so neither relaunched nor resumed (no keys typed, the worker left parked)."""
+    done = "relaunched" if state.op is Op.RELAUNCH else "resumed"
+    message = f"dispatch {state.dispatch_id} is {event.dispatch_state}: its agent is not {done}"
+    hint = f"`oms worker stop {state.dispatch_id}` ends the worker with its recorded result"
+    return Refuse(Refusal.CHANGED, message, hint)
 
 
 def _resume_pane(state: State, event: PaneSeen) -> list[Effect]:

@@ -95,6 +95,11 @@ class LeaseHeld(Protocol):
         """Let the lock go (idempotent; a cluster that does not answer: it lapses)."""
         ...
 
+    def confirm(self) -> None:
+        """Raise (`LeaseError`; a cluster that does not answer: its error) unless the lock is
+        still this holder's now: for what it guards that is no store write (a key typed)."""
+        ...
+
 
 @runtime_checkable
 class KeepsLocks(Backend, Protocol):

@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import NamedTuple, Protocol
 
 from oms.canonical import JsonObject, access, check, operation_nonce, parse_ts
-from oms.errors import ConflictError, IntegrityError
+from oms.errors import ConflictError, IntegrityError, LeaseError
 from oms.fsio import Root
 from oms.fsio.locks import Lock, acquire, acquire_waiting
 from oms.limits import LIMITS, Limits
@@ -96,6 +96,16 @@ class ProcessingLock:
     def held(self) -> bool:
         """False once released."""
         return self._held is not None
+
+    def confirm(self) -> None:
+        """Raise unless the lock is still held: released, or a backend's lock lost (its lease
+        lapsed while the holder was paused or cut off), `LeaseError`. A lock file cannot be lost
+        while its holder lives. For what a lock guards besides the store's writes (those carry its
+        fence): keys typed into a pane."""
+        if self._held is None:
+            raise LeaseError("the lock was let go")
+        if self.fence is not None and not isinstance(self._held, Lock):
+            self._held.confirm()
 
     def release(self) -> None:
         """Let the lock go (idempotent); its fence leaves the scope first."""

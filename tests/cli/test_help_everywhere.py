@@ -162,6 +162,12 @@ def test_bash_completes_commands_and_subcommands() -> None:
     assert done.returncode == 0, done.stderr
     assert "1:store" in done.stdout
     assert "2:compact" in done.stdout
+    assert done.stderr == ""  # each TAB said an internal error on the terminal (completion's exit)
+    asked = {**env, "_OMS_COMPLETE": "complete_bash", "COMP_WORDS": "oms sto", "COMP_CWORD": "1"}
+    words = subprocess.run(
+        ["oms"], env=asked, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (words.returncode, words.stdout, words.stderr) == (0, "store\n", "")
     for shell in ("zsh", "fish"):
         other = oms_command().run("completion", shell)
         assert other.returncode == 0

@@ -574,6 +574,17 @@ class Keeper:
         """`close` (a `LeaseHeld`)."""
         self.close()
 
+    def confirm(self) -> None:
+        """The lock is still this holder's (its key, created at its token), asked of the cluster
+        now; else `LeaseError` (a holder paused or cut off past its TTL lost it meanwhile)."""
+        found = self.store.client.get(self.fence.key)
+        if found is None or found.create_revision != self.fence.token:
+            self.lost = True
+            raise LeaseError(
+                f"lock {shown(self.fence.key)} was lost (its lease lapsed)",
+                hint="take the lock again and look at what the store holds now",
+            )
+
     def close(self) -> None:
         """Stop keeping the lease, and let the lock go (a cluster that does not answer: it
         lapses)."""

@@ -12,7 +12,7 @@ from oms.domain import dispatches as dispatch_rules
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
-from oms.services.chain import dispatches, tickets, worktrees
+from oms.services.chain import dispatches, fence, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
@@ -32,10 +32,11 @@ from oms.store.payloads import (
 
 
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
-    """Resume each worker parked until a time that has come (not one parked `no_result`)."""
+    """Resume each worker parked until a time that has come (not one parked `no_result`, nor one
+    whose result was recorded while it was parked: its attempt is over, `resolve` ends it)."""
     now = d.ws.now()
     for worker in own_workers(d.ws):
-        if worker_payload(worker)["health"] != "parked":
+        if worker_payload(worker)["health"] != "parked" or worker.state in fence.RESULT_RECORDED:
             continue
         try:
             session = d.session(worker_payload(worker)["session_id"])

@@ -15,6 +15,7 @@ event is not retried blindly). What a failure leaves once the pane exists is `do
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from oms.adapters.activation import ActivationError, Witness
@@ -408,10 +409,13 @@ class HookWitness:
     read as a newline). The first prompt since its registration or relaunch (`prompt_due_at`) is
     recorded at once (`gate.worth_writing`)."""
 
-    def __init__(self, d: DeliveryContext, dispatch_id: str) -> None:
+    def __init__(
+        self, d: DeliveryContext, dispatch_id: str, guard: Callable[[], None] | None = None
+    ) -> None:
         self.d = d
         self.dispatch_id = dispatch_id
         self.since: str | None = None
+        self.guard = guard  # asked before each key: a message's end lock still held
 
     def listed(self) -> bool:
         """Has the bridge of the session's current pane listed oms's tools?"""
@@ -421,6 +425,11 @@ class HookWitness:
     def typing(self) -> None:
         """Remember when the text was typed."""
         self.since = self.d.ws.now()
+
+    def pressing(self) -> None:
+        """Before each key: the guard, if any, raises to press none."""
+        if self.guard is not None:
+            self.guard()
 
     def taken(self) -> bool:
         """Has the agent taken a prompt since?"""

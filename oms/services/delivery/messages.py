@@ -51,8 +51,8 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
         raise InvalidInputError("person must be 1-128 characters without control characters")
     mode = dispatch_payload(d.dispatch(dispatch_id))["provider_mode"]
     messages.check_reads(mode, plans.TAKES_MESSAGES.get(mode, True))  # before any lock or record
-    with _typing(d, dispatch_id), _ending(d, dispatch_id):
-        return _send(d, dispatch_id, said, who)
+    with _typing(d, dispatch_id), _ending(d, dispatch_id) as ending:
+        return _send(d, dispatch_id, said, who, ending)
 
 
 def _typing(d: DeliveryContext, dispatch_id: str) -> ProcessingLock:
@@ -82,7 +82,9 @@ def _ending(d: DeliveryContext, dispatch_id: str) -> ProcessingLock:
         ) from exc
 
 
-def _send(d: DeliveryContext, dispatch_id: str, said: str, who: str) -> JsonObject:
+def _send(
+    d: DeliveryContext, dispatch_id: str, said: str, who: str, ending: ProcessingLock
+) -> JsonObject:
     dispatch = d.dispatch(dispatch_id)
     why = fence.reason(d.ws, dispatch)
     if why is not None:
@@ -115,7 +117,9 @@ def _send(d: DeliveryContext, dispatch_id: str, said: str, who: str) -> JsonObje
             "text_sha256": digest,
         },
     )
-    typed = d.keys.say(plan, dispatch_id, said, HookWitness(d, dispatch_id))
+    # each key only while the end lock is still held: on etcd a sender paused or cut off past its
+    # lease's TTL lost it, and an end may have been written meanwhile (ADR 0036 `sendlock`)
+    typed = d.keys.say(plan, dispatch_id, said, HookWitness(d, dispatch_id, ending.confirm))
     return {
         "dispatch_id": dispatch_id,
         "event_id": event_id,

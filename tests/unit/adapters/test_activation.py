@@ -84,6 +84,9 @@ class Witness:
         self.typing_calls += 1
         self.typed_at = None if self.clock is None else self.clock.now
 
+    def pressing(self) -> None:
+        return None
+
     def taken(self) -> bool:
         self.polls += 1
         return self.taken_after is not None and self.polls > self.taken_after

@@ -3,15 +3,21 @@ its own level is built whole when a word is not a command (help, an option, a ty
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer._click import Command, Context  # the Click Typer carries (ADR 0006)
 from typer.core import TyperGroup
 from typer.main import get_command
 
+import oms.cli.app as app_module
 from oms.cli.app import GROUPS, app, app_for
+from oms.cli.boundary import run_cli
 from oms.cli.entry import main
+from oms.cli.exits import EXIT_INTERNAL
 from oms.cli.narrow import narrowed
 
 FULL = get_command(app)
@@ -146,3 +152,90 @@ def test_an_app_without_a_callback_keeps_its_commands_a_group() -> None:
         return None
 
     assert narrowed(plain, ["feed"]) is plain
+
+
+def _recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command and callback of the app prints what it was called with, and does nothing."""
+    import functools
+
+    from typer.models import CommandInfo, TyperInfo
+
+    def record(callback: Callable[..., object]) -> Callable[..., None]:
+        @functools.wraps(callback)  # the same signature: Typer builds the same options from it
+        def ran(**kwargs: object) -> None:
+            print("ran", callback.__name__, sorted((k, repr(v)) for k, v in kwargs.items()))
+
+        return ran
+
+    def each(typer_app: typer.Typer) -> Iterator[CommandInfo | TyperInfo]:
+        yield from typer_app.registered_commands
+        if typer_app.registered_callback is not None:
+            yield typer_app.registered_callback
+        for group in typer_app.registered_groups:
+            if group.typer_instance is not None:
+                yield from each(group.typer_instance)
+
+    for info in each(app):
+        if callable(info.callback):
+            monkeypatch.setattr(info, "callback", record(info.callback))
+
+
+WORDS = sorted(
+    {name for path in PATHS for name in path}
+    | {"--help", "-h", "--json", "--", "--verbose", "--version", "--state-root", "--reason"}
+    | {"-x", "lst", "wroker", "tkt-1", "bash", "ticket", "r"}
+)
+
+
+@settings(max_examples=40)
+@given(
+    path=st.sampled_from(PATHS),
+    words=st.lists(st.sampled_from(WORDS), max_size=4),
+    at=st.integers(min_value=0, max_value=6),
+    cut=st.integers(min_value=0, max_value=3),
+)
+def test_a_narrowed_run_reads_as_the_whole_app_does(
+    path: tuple[str, ...], words: list[str], at: int, cut: int
+) -> None:
+    """Any argv (a command's path, cut short or not, with words put anywhere: help, options, `--`,
+    typos, other commands' names) runs alike through the narrowed app and the whole one: the same
+    exit code, stdout and stderr, and the same command called with the same values."""
+    args = [*path[: max(len(path) - cut, 1)], *words]
+    if words:  # one word put anywhere too: before the command, between a group and its command
+        args.insert(min(at, len(args)), words[0])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _recording(monkeypatch)
+        monkeypatch.setenv("OMS_STATE_ROOT", "/nonexistent/state")
+        monkeypatch.setenv("OMS_CONFIG_ROOT", "/nonexistent/repo")
+        monkeypatch.delenv("_OMS_COMPLETE", raising=False)
+        narrow = _run(args)
+        monkeypatch.setattr(app_module, "app_for", lambda _args: app)
+        whole = _run(args)
+    assert narrow == whole
+
+
+def _run(args: list[str]) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run_cli(args)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("args", [["ticket", "list"], ["ticket", "list", "--json"], ["--help"]])
+def test_a_group_that_fails_to_import_is_one_line(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A group's module imports as its command runs (a frozen build without it, a bug in it): the
+    failure is the boundary's internal error in one line (JSON with --json), never a traceback."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "oms.cli.ticket_cmds", None)  # its import fails
+    assert main(args) == EXIT_INTERNAL
+    out, err = capsys.readouterr()
+    said = out if "--json" in args else err
+    assert "ModuleNotFoundError" in said
+    assert "Traceback" not in out + err
+    assert len(said.strip().splitlines()) == 1

@@ -6,8 +6,9 @@ fail. Whatever happens: every request ends in exactly one terminal effect and no
 a pane is started (launched or relaunched) only while none of the attempt lives, and a fresh
 launch only while it has no session — never two launches for one attempt; a fenced attempt is
 never resumed (no key typed, no pane started, no session resumed, the worker never made
-healthy); a stop records the end only once its pane and every process of it ended, and an
-attempt's end is recorded once (its work salvaged once)."""
+healthy), nor is one whose result was recorded (also while it was parked, or while it resumed);
+a stop records the end only once its pane and every process of it ended, and an attempt's end is
+recorded once (its work salvaged once)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class World:
         self.pane: str | None = None  # None: never had one
         self.group_alive = False  # a pane tmux no longer shows still has live processes
         self.fence: str | None = None
+        self.result = False  # the agent recorded its result (the dispatch is `result-received`)
         self.kill = False
         self.launches = 0
         self.panes_started = 0
@@ -65,6 +67,9 @@ class World:
 
     def live(self) -> bool:
         return self.pane == LIVE
+
+    def dispatch_state(self) -> str:
+        return "result-received" if self.result else "acknowledged"
 
     def flag(self, what: str) -> None:
         self.violations.append(what)
@@ -97,14 +102,22 @@ class Shell:
         if isinstance(effect, machine.MoveSession):
             if w.fence is not None and state.op is machine.Op.RESUME:
                 w.flag("a fenced attempt's session was resumed")
+            if w.result and state.op is machine.Op.RESUME:
+                w.flag("the session of an attempt with a result was resumed")
             w.session_state, w.session = effect.nxt.state, as_json(effect.nxt.payload)
             w.version += 1
             return machine.SessionMoved(w.version)
         if isinstance(effect, machine.MoveWorker):
+            healthy = w.worker["health"] == "healthy"
             self.move_worker(effect)
+            resumed = not healthy and w.worker["health"] == "healthy"
+            if resumed and w.result and state.op is machine.Op.RESUME:
+                w.flag("the worker of an attempt with a result was resumed")
         elif isinstance(effect, machine.TypeKeys):
             if w.fence is not None:
                 w.flag("keys typed for a fenced attempt")
+            if w.result:
+                w.flag("keys typed for an attempt with a result")
             if not w.live():
                 w.flag("keys typed into a pane that is not live")
         elif isinstance(effect, machine.EndPane):
@@ -134,11 +147,13 @@ class Shell:
     def step(self, state: machine.State, step: machine.Step) -> machine.Event:
         w, draw = self.world, self.world.draw
         if step is S.FENCE:
-            return machine.FenceSeen(w.fence)
+            return machine.FenceSeen(w.fence, w.dispatch_state())
         if step is S.REFENCE:
             if draw(st.integers(0, 4)) == 0:
                 w.fence = "attempt fenced: the lease expired"  # lapsed while it ran
-            return machine.FenceSeen(w.fence)
+            if state.op is machine.Op.RESUME and draw(st.integers(0, 4)) == 0:
+                w.result = True  # recorded while it resumed
+            return machine.FenceSeen(w.fence, w.dispatch_state())
         if step is S.SESSION:
             if w.session is None:
                 return machine.SessionSeen(SESSION, None)
@@ -307,6 +322,11 @@ class LifecycleMachine(RuleBasedStateMachine):
     def fence_changes(self, data: st.DataObject, lapsed: bool) -> None:
         self._world(data).fence = "attempt fenced: the lease expired" if lapsed else None
 
+    @rule(data=st.data())
+    def result_recorded(self, data: st.DataObject) -> None:
+        """The agent records its result, whatever the worker's state (parked too)."""
+        self._world(data).result = True
+
     @rule(data=st.data(), seconds=st.integers(1, 120))
     def time_passes(self, data: st.DataObject, seconds: int) -> None:
         w = self._world(data)
@@ -328,6 +348,11 @@ class LifecycleMachine(RuleBasedStateMachine):
     def a_fenced_attempt_is_never_resumed(self) -> None:
         if self.world is not None:
             assert not [v for v in self.world.violations if "fenced" in v]
+
+    @invariant()
+    def an_attempt_with_a_result_is_never_resumed(self) -> None:
+        if self.world is not None:
+            assert not [v for v in self.world.violations if "with a result" in v]
 
     @invariant()
     def an_end_is_recorded_once_and_only_once_the_pane_ended(self) -> None:
