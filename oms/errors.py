@@ -369,6 +369,13 @@ class OtherHostError(OmsError):
     code = "other-host"
 
 
+class HostNameTakenError(OmsError):
+    """This host's name is bound on the etcd store to another state key: two state roots never act
+    under one host name (ADR 0043, amendment `hostname`)."""
+
+    code = "host-name-taken"
+
+
 # What only a person can put right: a launch or a new attempt refused for one of these blocks its
 # ticket at once (the reason says what is wrong), never retried into quarantine (ADR 0029).
 WAITS_FOR_PERSON = (WorktreeNeedsPersonError, UnsafeRepositoryError)

@@ -231,6 +231,7 @@ class Limits(NamedTuple):
     host_beats_kept: int = 4  # a host's newest heartbeats kept (the older ones are removed)
     hosts_listed: int = 1000  # hosts whose heartbeats are read (more: the rest are not looked at)
     host_beat_bytes: int = 1024  # one heartbeat file
+    host_claim_bytes: int = 1024  # a host name's binding to a state key (`names/<host>.json`)
 
     # review before merge (`oms result show|diff|request-changes`)
     review_comments: int = 100  # comments one request for changes carries

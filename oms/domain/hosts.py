@@ -22,7 +22,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple, TypeVar
 
 from oms.canonical import JsonObject, add_ms, dumps, parse_ts
-from oms.errors import CanonicalJsonError, ConfigError, SchemaValidationError, shown
+from oms.errors import (
+    CanonicalJsonError,
+    ConfigError,
+    HostNameTakenError,
+    SchemaValidationError,
+    shown,
+)
 from oms.limits import LIMITS
 from oms.schemas import validate
 from oms.schemas.payloads import WorkerPayload
@@ -125,6 +131,30 @@ def ours(
 def refusal(dispatch_id: str, host: str) -> str:
     """What `oms worker park|resume|stop|deliver` says of another host's worker."""
     return f"worker {dispatch_id} runs on host {host}; run this there"
+
+
+# ------------------------------------------------------------------ a name bound to a state key
+NAME_FORMAT = "oms-host-name-v1"
+
+
+def name_claim(host: str, key_id: str, now: str) -> JsonObject:
+    """`host` bound to the state key `key_id` from `now` (`schemas/host-name.schema.json`)."""
+    return {"format": NAME_FORMAT, "host": host, "keyid": key_id, "claimed_at": now}
+
+
+def name_taken(host: str, holder: JsonObject, key_id: str) -> HostNameTakenError | None:
+    """None when `host`'s claim on the store (`holder`) is this state key's (`key_id`), else the
+    refusal: another state root acts under that name there (the same name given to two machines,
+    a second clone's state root, a repository naming another's prefix), and would take its
+    conductor's lock and see its workers as its own."""
+    if holder["keyid"] == key_id:
+        return None
+    return HostNameTakenError(
+        f"host name {host} is bound on this etcd store to state key {str(holder['keyid'])[:16]} "
+        f"(since {holder['claimed_at']}); this state root's key is {key_id[:16]}: two state roots "
+        "never act under one host name",
+        hint=f"give this host a name of its own: {FIX}",
+    )
 
 
 # ------------------------------------------------------------------ heartbeats

@@ -32,6 +32,7 @@ SCHEMA_NAMES = (
     "evidence",
     "evidence-envelope",
     "host-beat",
+    "host-name",
     "host-settings",
     "journal-entry",
     "kill-marker",

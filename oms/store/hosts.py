@@ -16,14 +16,16 @@ import re
 from typing import Protocol
 
 from oms.canonical import JsonObject, parse_ts
-from oms.errors import AlreadyExistsError, NotFoundError, OmsError
+from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError, shown
 from oms.fsio import Root
 from oms.limits import LIMITS
-from oms.store.backend import Fence
-from oms.store.documents import encode_document, read_document_optional
+from oms.store.backend import Backend, Fence
+from oms.store.documents import encode_document, parse_document, read_document_optional
 
 DIR = "hosts"
 SCHEMA = "host-beat"
+NAMES_DIR = "names"  # a host name's binding to a state key, on an etcd store (`claim_name`)
+NAME_SCHEMA = "host-name"
 _FILE = re.compile(r"(?P<host>[A-Za-z0-9._-]{1,63})\.(?P<ms>[0-9]{1,16})\.json")
 
 
@@ -120,3 +122,26 @@ class FileBeats:
 
     def write(self, doc: JsonObject, fence: Fence | None = None) -> None:  # noqa: ARG002
         write(self.root, doc)  # (a file lock cannot lapse while its holder lives: no fence)
+
+
+def name_path(host: str) -> str:
+    """Where `host`'s binding to a state key lives (`names/<host>.json`)."""
+    return f"{NAMES_DIR}/{host}.json"
+
+
+def claim_name(backend: Backend, claim: JsonObject) -> JsonObject:
+    """Bind `claim`'s host name to its state key unless the name is bound already: created once,
+    with its ledger entry, by the first command that runs as that host (ADR 0043, amendment
+    `hostname`); the binding that holds, this one or the earlier one."""
+    host = str(claim["host"])
+    rel = name_path(host)
+    there = backend.read(rel, LIMITS.host_claim_bytes)  # bound once: every later command reads
+    if there is None:
+        data = encode_document(claim, NAME_SCHEMA, rel, LIMITS.host_claim_bytes)
+        there = backend.create_once("hostname", rel, data, LIMITS.host_claim_bytes)
+        if there is None:
+            return claim
+    holder = parse_document(there, NAME_SCHEMA, rel)
+    if holder["host"] != host:
+        raise IntegrityError(f"{rel} names host {shown(str(holder['host']))}, not {host}")
+    return holder

@@ -75,6 +75,7 @@ KINDS = (
     "output",
     "sandboxes",
     "repository",
+    "hostname",
 )
 AREAS = (
     "records",

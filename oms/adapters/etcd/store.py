@@ -37,6 +37,7 @@ from oms.adapters.etcd import summary
 from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
 from oms.adapters.etcd.hosts import EtcdBeats, beat_problem
 from oms.canonical import access
+from oms.domain import hosts as rules
 from oms.domain.etcd_settings import PinnedHost
 from oms.errors import (
     EtcdError,
@@ -52,6 +53,7 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import KeysAudit, ledger
+from oms.store import hosts as hosts_store
 from oms.store import keys as state_keys
 from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.content import parse_content
@@ -73,7 +75,18 @@ _NAME = re.compile(rf"{_PART}(?:/{_PART}){{0,2}}")
 # the directories of a store's keys: a prefix with one of them as a part would put its store's keys
 # among another store's own (`<its prefix>ledger/…`), where that store reads them as its own
 OWN_DIRS = frozenset(
-    ("records", "latest", "events", "outbox", "locks", "ledger", "evidence", "tickets", "hosts")
+    (
+        "records",
+        "latest",
+        "events",
+        "outbox",
+        "locks",
+        "ledger",
+        "evidence",
+        "tickets",
+        "hosts",
+        "names",
+    )
 )
 
 
@@ -607,6 +620,7 @@ _EVIDENCE = re.compile(r"evidence/([0-9a-f]{64})\.json")
 _CONTENT = re.compile(r"tickets/([^/]+)/([0-9a-f]{64})\.json")
 _LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+){0,2}")
 _HOST = re.compile(r"hosts/(.*)", re.DOTALL)
+_NAMED = re.compile(r"names/(.*)\.json", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
 
@@ -711,6 +725,9 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                 if len(kv.value) > limits.receipt_bytes:
                     raise FileTooLargeError(f"over {limits.receipt_bytes} bytes")
                 parse_receipt(kv.value, m.group(1), m.group(2), kv.key)
+            elif m := _NAMED.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                _name_problem(store, kv, m.group(1), limits)
             elif _ENTRY.fullmatch(rel):
                 entries.append(kv)
             elif not _LOCK.fullmatch(rel):
@@ -907,6 +924,25 @@ def _ledger(
     if parsed and store.line is None:
         notes = [f"{len(parsed)} ledger entries: no state key given, no MAC checked"]
     return problems, notes
+
+
+def _name_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> None:
+    """A host name's binding (`store/hosts.claim_name`, amendment `hostname`): a `host-name`
+    naming the host its key names, bound to this store's state key or a pinned host's
+    (`IntegrityError` otherwise)."""
+    if rules.NAME.fullmatch(name) is None:
+        raise IntegrityError("not a host name's binding (its name is not a host name)")
+    if len(kv.value) > limits.host_claim_bytes:
+        raise FileTooLargeError(f"over {limits.host_claim_bytes} bytes")
+    doc = parse_document(kv.value, hosts_store.NAME_SCHEMA, kv.key)
+    if doc["host"] != name:
+        raise IntegrityError(f"names host {shown(str(doc['host']))}, not {name}")
+    keyid = str(doc["keyid"])
+    if store.line is not None and keyid != store.line.key_id and keyid not in store.pins():
+        raise IntegrityError(
+            f"binds host {name} to state key {keyid[:16]}, which no host pinned in your etcd "
+            f"settings holds: nothing vouches for it; {PIN_FIX}"
+        )
 
 
 def _beat_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> str | None:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '68bcc7949adc4fb4115f2ac77a975cb62f05a83d0af8e9ed1a0c5ddeed788a54'
+SOURCE_SHA256 = '34dffe3283fd505a8c1bfba1a24d51779fa8ce21aad8d4224c33db3360c11390'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -74,6 +74,7 @@ MODULES: dict[str, str] = {
     'evidence': 'evidence',
     'evidence-envelope': 'evidence_envelope',
     'host-beat': 'host_beat',
+    'host-name': 'host_name',
     'host-settings': 'host_settings',
     'journal-entry': 'journal_entry',
     'kill-marker': 'kill_marker',

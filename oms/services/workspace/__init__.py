@@ -61,6 +61,7 @@ class Workspace:
         self._head: Head | None = None
         self.on_etcd = False  # this command is served on an etcd store (`attach_etcd`)
         self.host_name: str | None = None  # this host's name, once asked (`host`)
+        self.binds_name = False  # on an etcd store: the name is bound to this state key (`host`)
         # the state keys whose tickets are this repository's on a store it names (ADR 0043
         # amendment `repoparts`): this state root's, and on etcd the ones the person pinned
         self.ticket_keys: frozenset[str] | None = frozenset({store.state.meta.key_id})
@@ -134,6 +135,7 @@ class Workspace:
         found = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
         if found is not None:
             self.ticket_keys = frozenset({state.meta.key_id, *found.pinned})
+            self.binds_name = True
         self.store.backend = found
 
     def attach_spec_store(self, store: Mapping[str, object]) -> None:
@@ -202,11 +204,25 @@ class Workspace:
 
     def host(self) -> str:
         """This host's name (`workspace/host.py`: `OMS_HOST`, `[host] name` in the host's own
-        settings, else the hostname), read once; a test may set `host_name` to run as a host."""
+        settings, else the hostname), read once; a test may set `host_name` to run as a host.
+        On an etcd store the name is bound to this state root's key the first time a host acts
+        under it, and another key's state root is refused it (`HostNameTakenError`, ADR 0043
+        amendment `hostname`): asked here, where every command learns which host it is."""
         if self.host_name is None:
             from oms.services.workspace.host import this_host
 
-            self.host_name = this_host().name
+            name = this_host().name
+            backend = self.store.backend
+            if self.binds_name and backend is not None:
+                from oms.domain.hosts import name_claim, name_taken
+                from oms.store.hosts import claim_name
+
+                key_id = self.store.state.meta.key_id
+                holder = claim_name(backend, name_claim(name, key_id, self.now()))
+                taken = name_taken(name, holder, key_id)
+                if taken is not None:
+                    raise taken
+            self.host_name = name
         return self.host_name
 
     def now(self) -> str:

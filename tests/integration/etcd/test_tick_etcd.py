@@ -159,6 +159,82 @@ def test_a_tick_runs_its_phases_on_the_cluster_and_anchors_its_keys(
     assert [p.name for p in anchored.iterdir() if p.name.startswith("etcd-")], os.listdir(anchored)
 
 
+@pytest.mark.cli
+def test_a_host_name_is_bound_to_the_state_key_that_first_acts_under_it(
+    deliverable: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str, client: Etcd
+) -> None:
+    """Two state roots on one store under one host name (the same name given to two machines, a
+    second clone's state root, a repository naming another's prefix): before, both acted as that
+    host — took its conductor lock in turn and saw its workers as their own. Now the name is
+    bound, on the store, to the state key that first acted under it; another key's state root is
+    refused it in one line before it writes anything, and acts under a name of its own."""
+    chain = deliverable
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    code, out = _run(oms, chain, "build-1", "conductor", "tick", "--json")
+    assert code == 0, out
+    with Store.open(str(chain.state)) as store:
+        theirs = store.state.meta.key_id
+    bound = client.get(etcd_prefix + "names/build-1.json")
+    assert bound is not None
+    assert json.loads(bound.value)["keyid"] == theirs
+    for other in _second_host(chain):
+        with Store.open(str(other.state)) as store:
+            ours = store.state.meta.key_id
+        before = sorted(kv.key for kv in client.range_prefix(etcd_prefix, keys_only=True))
+        code, out = _run(oms, other, "build-1", "conductor", "tick", "--json")
+        assert code == 1, out
+        error = json.loads(out)
+        assert error["error"] == "host-name-taken", error
+        refusal = (
+            f"host name build-1 is bound on this etcd store to state key {theirs[:16]} "
+            f"(since {json.loads(bound.value)['claimed_at']}); this state root's key is "
+            f"{ours[:16]}: two state roots never act under one host name"
+        )
+        assert error["message"] == refusal, error
+        code, out = _run(oms, other, "build-1", "status", "--json")
+        assert code == 0, out  # a read: it shows every host, this one as not its own, and why
+        shown = json.loads(out)
+        assert shown["warnings"] == [f"host: {refusal}"], shown
+        assert [h["this_host"] for h in shown["hosts"]] == [False], shown
+        after = sorted(kv.key for kv in client.range_prefix(etcd_prefix, keys_only=True))
+        assert after == before  # nothing written: no lock, no heartbeat, no binding
+        code, out = _run(oms, other, "build-2", "conductor", "tick", "--json")
+        assert code == 0, out  # under a name of its own
+        code, out = _run(oms, chain, "build-1", "conductor", "tick", "--json")
+        assert code == 0, out  # the first host acts on
+        pins = _pin_each_on_the_other(oms, {"build-1": chain, "build-2": other})
+        for host, where in (("build-1", chain), ("build-2", other)):
+            for verify in (("audit", "verify"), ("store", "verify")):
+                code, out = _run(oms, where, host, *verify, pins=pins[host])
+                assert code == 0, out
+
+
+def test_verify_names_a_host_names_binding_that_nothing_vouches_for(
+    chain: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str, client: Etcd
+) -> None:
+    """A binding written into the cluster by hand (not ledgered, to a key no host pinned, or
+    naming another host than its key) is named by `oms store verify`, never followed."""
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    code, out = _run(oms, chain, "build-1", "status", "--json")
+    assert code == 0, out
+    stranger = "ab" * 32
+    planted = {
+        "names/build-9.json": {"host": "build-9", "keyid": stranger},
+        "names/build-8.json": {"host": "build-7", "keyid": stranger},
+    }
+    for rel, doc in planted.items():
+        full = {"format": "oms-host-name-v1", "claimed_at": "2026-12-04T10:00:00.000Z", **doc}
+        client.put(
+            etcd_prefix + rel, json.dumps(full, sort_keys=True, separators=(",", ":")).encode()
+        )
+    code, out = _run(oms, chain, "build-1", "store", "verify")
+    assert code == 1, out
+    assert "names/build-9.json: binds host build-9 to state key abababababababab, which no " in out
+    assert "names/build-8.json: names host build-7, not build-8" in out, out
+    code, out = _run(oms, chain, "build-1", "status", "--json")
+    assert code == 0, out  # its own binding stands: the planted ones bind other names
+
+
 def _tick(chain: Chain, host: str) -> list[str]:
     """One tick of host `host`'s conductor on `chain`'s state root, in this process: its lines."""
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:

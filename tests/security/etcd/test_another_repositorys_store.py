@@ -143,8 +143,9 @@ def test_conductors_started_at_once_under_one_host_name_one_acts(
 ) -> None:
     """Three `oms conductor run` started at once under one `OMS_HOST` on one store: two of this
     state root, one of another (the hostile repository reusing the host's name). One runs; the
-    others end in one line naming the lock's holder, exit 1 (a regression guard of branch
-    `attack-parts`: it held)."""
+    others end in one line, exit 1: naming the lock's holder, or, for a state root whose key the
+    name is not bound to, the binding (ADR 0043 amendment `hostname`; a regression guard of
+    branch `attack-parts`: it held)."""
     chain, (clone, state) = deliverable, hostile
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
     subprocess.run(["git", "-C", str(clone), "pull", "-q"], check=True)
@@ -180,7 +181,12 @@ def test_conductors_started_at_once_under_one_host_name_one_acts(
         for p in ended:
             _, err = p.communicate(timeout=30)
             assert p.returncode == 1, err
-            assert err.startswith("oms: error: another conductor works for host same: lock "), err
+            assert err.startswith(
+                (
+                    "oms: error: another conductor works for host same: lock ",
+                    "oms: error: host name same is bound on this etcd store to state key ",
+                )
+            ), err
             assert "Traceback" not in err
     finally:
         for p in procs:
