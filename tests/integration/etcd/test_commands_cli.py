@@ -66,8 +66,10 @@ def test_ticket_add_list_and_status_run_on_the_cluster(
     assert not (chain.state / "records" / "ticket").exists()  # nothing half on files
     code, out = _oms(oms, chain, "store", "verify", "--json")
     assert code == 0, out
-    # each: version, pointer, op, its ledger entry; its content and its entry (amendment `etcdtick`)
-    assert json.loads(out)["counts"]["etcd keys"] == 12
+    # each: version, pointer, op, its ledger entry; its content and its entry (amendment
+    # `etcdtick`); the host's name bound by the first command that asked it, and its entry
+    # (amendment `hostname`)
+    assert json.loads(out)["counts"]["etcd keys"] == 14
 
 
 @pytest.mark.cli

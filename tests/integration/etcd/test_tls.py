@@ -127,8 +127,9 @@ def test_commands_run_over_tls_with_a_client_certificate(
     assert [t["id"] for t in json.loads(out)["tickets"]] == ["tkt-1", "tkt-2"]
     code, out = _oms(oms, chain, env, "store", "verify", "--json")
     assert code == 0, out
-    # each: version, pointer, op, its ledger entry; its body and its entry (amendment `etcdtick`)
-    assert json.loads(out)["counts"]["etcd keys"] == 12
+    # each: version, pointer, op, its ledger entry; its body and its entry (amendment
+    # `etcdtick`); the host's name bound by `oms status`, and its entry (amendment `hostname`)
+    assert json.loads(out)["counts"]["etcd keys"] == 14
     client = Etcd(tls_cluster.endpoints, tls=_client_tls(pki.ca, pki.client))
     try:
         found = client.get("/oms-tls/ok/latest/ticket/tkt-2")

@@ -150,6 +150,8 @@ def test_a_command_run_as_another_host_leaves_the_hosts_worker_alone(
     done = oms.run("worker", "deliver", "--event-id", event_id, *where, env=a, timeout=TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     wait_for(out, timeout=TIMEOUT)
+    # B has acted on this state root before: its name is bound to the key (amendment `hostname`)
+    _json(oms.run("worker", "observe", dispatch_id, "--json", *where, env=b))
     keys = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
     files = _host_files(on_etcd)
     refusal = f"oms: error: worker {dispatch_id} runs on host host-a; run this there"
