@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from oms.adapters.sandbox import HOME_VIEW
+from oms.canonical import parse_ts
 from oms.domain.gate import NO_RESULT
 from oms.errors import InvalidInputError
 from oms.limits import LIMITS
@@ -102,7 +103,8 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     stop, and `codex exec` exits with no result. A run that exited takes no turn of its own again
     (its provider's `stop_is_final`), so the Stop the gate lets through parks the worker
     `no_result` at once, as Claude Code's (ADR 0045 amendment `ends`): a person looks, and no
-    clock resumes it (`conductor.due_resume`); its pane's end keeps that park."""
+    clock resumes it (`conductor.due_resume`); its pane's end keeps that park. Once due, a
+    person's resume relaunches the run on its own thread, which then records its result."""
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -136,5 +138,37 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     assert max(session_payload(v)["stop_blocks"] for v in history) == LIMITS.stop_blocks + 1
     assert (view["worker_health"], view["health_reason"]) == ("parked", NO_RESULT), view
     assert view["session_state"] == "parked", view
+    # a person looked and resumes it once due: the run is relaunched on its own thread (`codex
+    # exec resume`), told to continue on its command line, and this time records its result
+    with deliverable.workspace() as ws:
+        session = ws.store.records("session").read(session_id)
+        native = session.payload["native_session_ref"]
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Call("exec_command", {"cmd": CHANGE}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+        ],
+        by_results=True,  # the resumed thread carries the two results of its first run
+    )
+    before = len(mock.seen)
+    with deliverable.workspace() as ws:
+        with pytest.raises(InvalidInputError, match="not due"):
+            Delivery.open(ws).resume(dispatch_id)  # no clock resumes it before its time
+    deliverable.clock.ms = (
+        parse_ts(session.payload["parked_until"]) - parse_ts(deliverable.clock.base) + 1
+    )
+    with deliverable.workspace() as ws:
+        resumed = Delivery.open(ws).resume(dispatch_id)
+    assert (resumed["resumed"], resumed["worker_health"]) == ("native", "healthy"), resumed
+    _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
+    _check_result(deliverable, dispatch_id, session_id)
+    assert len(mock.seen) > before
+    with deliverable.workspace() as ws:  # the same thread, continued
+        assert ws.store.records("session").read(session_id).payload["native_session_ref"] == native
+    eventually(
+        lambda: not _processes_of(dispatch_id), timeout=30, what="codex exec exits by itself"
+    )
     with deliverable.workspace() as ws:
         Delivery.open(ws).stop(dispatch_id, "e2e over")
