@@ -282,7 +282,13 @@ def count(rig: Rig, outcome: Outcome, windows: list[Window]) -> None:
             if ticket.state == "done":
                 outcome.done += 1
             elif ticket.state == "blocked" and ticket.payload.get("reason"):
-                outcome.waiting.append(f"{ticket_id}: {ticket.payload['reason']}")
+                failures = ticket.payload.get("failures")
+                each = [
+                    f"attempt {f.get('attempt')}: {f.get('reason')}"
+                    for f in (failures if isinstance(failures, list) else [])
+                    if isinstance(f, dict)
+                ]  # what each failure was, for a person reading the soak's outcome
+                outcome.waiting.append(f"{ticket_id}: {ticket.payload['reason']} {each}")
             else:
                 outcome.unsettled.append(f"{ticket_id}: {ticket.state}")
     for host in rig.hosts.values():
