@@ -128,6 +128,18 @@ def ours(
     return [r for r in records if payload_of(r).get("host", this_host) == this_host]
 
 
+def chain_is_mine(lease_host: object, worker: WorkerPayload | None, this_host: str) -> bool:
+    """Is a pool ticket's chain (worktree, propose, review, accept, deliver) this host's to go on
+    with? Its worker's host once it has a worker; before, the host that leased it (ADR 0043
+    amendment `leasehost`: every host's conductor sees a ticket leased to a shared slot, and one
+    that went on with another's lease proposed in its own worktree — the leasing host's proposal
+    then conflicted, each a failed attempt); a lease that names no host (leased before hosts were
+    named, or by hand) is anyone's, as before."""
+    if worker is not None:
+        return mine(worker, this_host)
+    return not isinstance(lease_host, str) or lease_host == this_host
+
+
 def refusal(dispatch_id: str, host: str) -> str:
     """What `oms worker park|resume|stop|deliver` says of another host's worker."""
     return f"worker {dispatch_id} runs on host {host}; run this there"

@@ -100,8 +100,10 @@ def lease(
     session_id: str,
     expires_at: str,
     now: str,
+    host: str | None = None,
 ) -> Next[TicketPayload]:
-    """Lease an open ticket to `worker_id`."""
+    """Lease an open ticket to `worker_id`; `host`: the host that leased it (its pool ticket's
+    chain is that host's until its worker names a host: ADR 0043 amendment `leasehost`)."""
     target = step("ticket", TABLE, state, "lease")
     if parse_ts(expires_at) <= parse_ts(now):
         raise InvalidInputError(f"lease expiry {expires_at} is not after now ({now})")
@@ -110,6 +112,7 @@ def lease(
         ticket_with(
             payload,
             worker_id=worker_id,
+            lease_host=host,
             lease_token=token,
             session_id=session_id,
             lease_expires_at=expires_at,
@@ -186,6 +189,7 @@ def expire(
             attempt=payload["attempt"] + 1,
             lease_token=None,
             worker_id=None,
+            lease_host=None,
             session_id=None,
             lease_expires_at=None,
             reason="lease expired",
@@ -239,6 +243,7 @@ def retry(
             attempt=attempt + 1,
             lease_token=None,
             worker_id=None,
+            lease_host=None,
             session_id=None,
             lease_expires_at=None,
             retry_after=retry_after,
@@ -330,6 +335,7 @@ def wait(
             payload,
             lease_token=None,
             worker_id=None,
+            lease_host=None,
             session_id=None,
             lease_expires_at=None,
             reason=reason,
@@ -347,6 +353,7 @@ def reopen(state: str, payload: TicketPayload, *, reason: str) -> Next[TicketPay
             attempt=payload["attempt"] + 1,
             lease_token=None,
             worker_id=None,
+            lease_host=None,
             session_id=None,
             lease_expires_at=None,
             reason=reason,
@@ -380,6 +387,7 @@ def request_changes(
             attempt=attempt + 1,
             lease_token=None,
             worker_id=None,
+            lease_host=None,
             session_id=None,
             lease_expires_at=None,
             reason=reason,

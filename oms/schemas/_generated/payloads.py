@@ -261,6 +261,7 @@ class TicketPayload(TypedDict):
     attempt: int
     lease_token: str | None
     worker_id: str | None
+    lease_host: NotRequired[str | None]
     session_id: str | None
     lease_expires_at: str | None
     created_at: str
@@ -409,6 +410,7 @@ class TicketFields(TypedDict, total=False):
     attempt: int
     lease_token: str | None
     worker_id: str | None
+    lease_host: str | None
     session_id: str | None
     lease_expires_at: str | None
     created_at: str

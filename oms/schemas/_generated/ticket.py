@@ -140,97 +140,118 @@ def _v1001(x: object) -> bool:
 
 
 def _v1005(x: object) -> bool:
-    # ticket#/properties/payload/properties/session_id/anyOf/0
-    if not _m_defs._v15(x):
+    # ticket#/properties/payload/properties/lease_host/anyOf/0
+    if not _m_defs._v329(x):
         return False
     return True
 
 
 def _v1006(x: object) -> bool:
-    # ticket#/properties/payload/properties/session_id/anyOf/1
+    # ticket#/properties/payload/properties/lease_host/anyOf/1
     if not (x is None):
         return False
     return True
 
 
 def _v1004(x: object) -> bool:
-    # ticket#/properties/payload/properties/session_id
+    # ticket#/properties/payload/properties/lease_host
     if not (_v1005(x) or _v1006(x)):
         return False
     return True
 
 
 def _v1008(x: object) -> bool:
-    # ticket#/properties/payload/properties/lease_expires_at/anyOf/0
-    if not _m_defs._v118(x):
+    # ticket#/properties/payload/properties/session_id/anyOf/0
+    if not _m_defs._v15(x):
         return False
     return True
 
 
 def _v1009(x: object) -> bool:
-    # ticket#/properties/payload/properties/lease_expires_at/anyOf/1
+    # ticket#/properties/payload/properties/session_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
 def _v1007(x: object) -> bool:
-    # ticket#/properties/payload/properties/lease_expires_at
+    # ticket#/properties/payload/properties/session_id
     if not (_v1008(x) or _v1009(x)):
         return False
     return True
 
 
-def _v1010(x: object) -> bool:
-    # ticket#/properties/payload/properties/created_at
+def _v1011(x: object) -> bool:
+    # ticket#/properties/payload/properties/lease_expires_at/anyOf/0
     if not _m_defs._v118(x):
         return False
     return True
 
 
 def _v1012(x: object) -> bool:
+    # ticket#/properties/payload/properties/lease_expires_at/anyOf/1
+    if not (x is None):
+        return False
+    return True
+
+
+def _v1010(x: object) -> bool:
+    # ticket#/properties/payload/properties/lease_expires_at
+    if not (_v1011(x) or _v1012(x)):
+        return False
+    return True
+
+
+def _v1013(x: object) -> bool:
+    # ticket#/properties/payload/properties/created_at
+    if not _m_defs._v118(x):
+        return False
+    return True
+
+
+def _v1015(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/0
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v1013(x: object) -> bool:
+def _v1016(x: object) -> bool:
     # ticket#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1011(x: object) -> bool:
+def _v1014(x: object) -> bool:
     # ticket#/properties/payload/properties/reason
-    if not (_v1012(x) or _v1013(x)):
+    if not (_v1015(x) or _v1016(x)):
         return False
     return True
 
 
-def _v1015(x: object) -> bool:
+def _v1018(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v1016(x: object) -> bool:
+def _v1019(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1014(x: object) -> bool:
+def _v1017(x: object) -> bool:
     # ticket#/properties/payload/properties/prior_failure_evidence
-    if not (_v1015(x) or _v1016(x)):
+    if not (_v1018(x) or _v1019(x)):
         return False
     return True
 
 
-def _v1017(x: object) -> bool:
+def _v1020(x: object) -> bool:
     # ticket#/properties/payload/properties/priority
     if not (_is_integer(x)):
         return False
@@ -242,70 +263,70 @@ def _v1017(x: object) -> bool:
     return True
 
 
-def _v1019(x: object) -> bool:
+def _v1022(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after/anyOf/0
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v1020(x: object) -> bool:
+def _v1023(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1018(x: object) -> bool:
+def _v1021(x: object) -> bool:
     # ticket#/properties/payload/properties/retry_after
-    if not (_v1019(x) or _v1020(x)):
+    if not (_v1022(x) or _v1023(x)):
         return False
     return True
 
 
-def _v1023(x: object) -> bool:
+def _v1026(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v1025(x: object) -> bool:
+def _v1028(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v1026(x: object) -> bool:
+def _v1029(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1024(x: object) -> bool:
+def _v1027(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/dispatch_id
-    if not (_v1025(x) or _v1026(x)):
+    if not (_v1028(x) or _v1029(x)):
         return False
     return True
 
 
-def _v1027(x: object) -> bool:
+def _v1030(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/failed_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v1028(x: object) -> bool:
+def _v1031(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items/properties/reason
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v1022(x: object) -> bool:
+def _v1025(x: object) -> bool:
     # ticket#/properties/payload/properties/failures/items
     if not (isinstance(x, dict)):
         return False
@@ -313,13 +334,13 @@ def _v1022(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'failed_at', 'reason'):
             if k not in x:
                 return False
-        if 'attempt' in x and not _v1023(x['attempt']):
+        if 'attempt' in x and not _v1026(x['attempt']):
             return False
-        if 'dispatch_id' in x and not _v1024(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v1027(x['dispatch_id']):
             return False
-        if 'failed_at' in x and not _v1027(x['failed_at']):
+        if 'failed_at' in x and not _v1030(x['failed_at']):
             return False
-        if 'reason' in x and not _v1028(x['reason']):
+        if 'reason' in x and not _v1031(x['reason']):
             return False
         for k in x:
             if k not in ('attempt', 'dispatch_id', 'failed_at', 'reason'):
@@ -327,7 +348,7 @@ def _v1022(x: object) -> bool:
     return True
 
 
-def _v1021(x: object) -> bool:
+def _v1024(x: object) -> bool:
     # ticket#/properties/payload/properties/failures
     if not (isinstance(x, list)):
         return False
@@ -335,12 +356,12 @@ def _v1021(x: object) -> bool:
         if len(x) > 10:
             return False
         for v in x:
-            if not _v1022(v):
+            if not _v1025(v):
                 return False
     return True
 
 
-def _v1029(x: object) -> bool:
+def _v1032(x: object) -> bool:
     # ticket#/properties/payload/properties/changes_requested
     if not _m_defs._v76(x):
         return False
@@ -373,31 +394,33 @@ def _v988(x: object) -> bool:
             return False
         if 'worker_id' in x and not _v1001(x['worker_id']):
             return False
-        if 'session_id' in x and not _v1004(x['session_id']):
+        if 'lease_host' in x and not _v1004(x['lease_host']):
             return False
-        if 'lease_expires_at' in x and not _v1007(x['lease_expires_at']):
+        if 'session_id' in x and not _v1007(x['session_id']):
             return False
-        if 'created_at' in x and not _v1010(x['created_at']):
+        if 'lease_expires_at' in x and not _v1010(x['lease_expires_at']):
             return False
-        if 'reason' in x and not _v1011(x['reason']):
+        if 'created_at' in x and not _v1013(x['created_at']):
             return False
-        if 'prior_failure_evidence' in x and not _v1014(x['prior_failure_evidence']):
+        if 'reason' in x and not _v1014(x['reason']):
             return False
-        if 'priority' in x and not _v1017(x['priority']):
+        if 'prior_failure_evidence' in x and not _v1017(x['prior_failure_evidence']):
             return False
-        if 'retry_after' in x and not _v1018(x['retry_after']):
+        if 'priority' in x and not _v1020(x['priority']):
             return False
-        if 'failures' in x and not _v1021(x['failures']):
+        if 'retry_after' in x and not _v1021(x['retry_after']):
             return False
-        if 'changes_requested' in x and not _v1029(x['changes_requested']):
+        if 'failures' in x and not _v1024(x['failures']):
+            return False
+        if 'changes_requested' in x and not _v1032(x['changes_requested']):
             return False
         for k in x:
-            if k not in ('title', 'source', 'repository', 'repository_root', 'added_by', 'content_sha256', 'attempt', 'lease_token', 'worker_id', 'session_id', 'lease_expires_at', 'created_at', 'reason', 'prior_failure_evidence', 'priority', 'retry_after', 'failures', 'changes_requested'):
+            if k not in ('title', 'source', 'repository', 'repository_root', 'added_by', 'content_sha256', 'attempt', 'lease_token', 'worker_id', 'lease_host', 'session_id', 'lease_expires_at', 'created_at', 'reason', 'prior_failure_evidence', 'priority', 'retry_after', 'failures', 'changes_requested'):
                 return False
     return True
 
 
-def _v1030(x: object) -> bool:
+def _v1033(x: object) -> bool:
     # ticket#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
@@ -413,7 +436,7 @@ def _v985(x: object) -> bool:
             return False
         if 'payload' in x and not _v988(x['payload']):
             return False
-    if not _v1030(x):
+    if not _v1033(x):
         return False
     return True
 

@@ -327,6 +327,7 @@ def lease(ws: Workspace, ticket_id: str, worker_id: str, minutes: int | None = N
         session_id=new_uuid(),
         expires_at=add_ms(now, duration * 60_000),
         now=now,
+        host=ws.host(),
     )
     op = stable_id("tkt-lease", ticket.record_id, ticket.version)
     return LeaseGrant(_transition(ws, ticket, nxt, op), token)

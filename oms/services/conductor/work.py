@@ -9,6 +9,7 @@ from __future__ import annotations
 from oms.canonical import access, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
+from oms.domain import hosts as host_rules
 from oms.domain import pool as pool_rules
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
@@ -133,10 +134,15 @@ def fill(
         and (ticket_payload(t)["worker_id"] or "").startswith(pool_rules.PREFIX)
     ]
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
-    others = theirs(ws)
+    others, this = theirs(ws), ws.host()
+    workers_of = {w.record_id: worker_payload(w) for w in workers}
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
-        if dispatch is None or dispatch.record_id not in others:  # else: its worker's host's
-            _advance(d, ticket, dispatch, done, skipped, checks)
+        if dispatch is not None and dispatch.record_id in others:
+            continue  # its worker's host's
+        worker = None if dispatch is None else workers_of.get(dispatch.record_id)
+        if not host_rules.chain_is_mine(ticket_payload(ticket).get("lease_host"), worker, this):
+            continue  # leased by another host's conductor: its chain is that host's
+        _advance(d, ticket, dispatch, done, skipped, checks)
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)

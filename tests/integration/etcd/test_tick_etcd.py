@@ -459,3 +459,33 @@ def test_the_loop_on_etcd_wakes_on_a_watch_when_a_ticket_arrives(
             stop.append(True)
             runner.join(timeout=180)
         assert not runner.is_alive()
+
+
+@pytest.mark.cli
+def test_a_ticket_leased_by_one_hosts_conductor_is_its_chain_not_another_hosts(
+    deliverable: Chain, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """Every host's conductor sees a ticket leased to a slot of the one pool. Host a's conductor
+    leased it and was killed before it proposed (or is slow to: its worktree first): host b's
+    tick must leave its chain alone — before, b proposed it in its own worktree and launched
+    it, and a's proposal of the same attempt then conflicted ("with another intent"), a failed
+    attempt each time, until the ticket was quarantined (the three-host chaos found it). Host a
+    goes on with it (ADR 0043 amendment `leasehost`)."""
+    chain = deliverable
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    for other in _second_host(chain):
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as a:
+            a.host_name = "host-a"
+            ticket = tickets.add(a, "Leased by host a", "")
+            leased = tickets.lease(a, ticket.record_id, "worker-1").ticket  # then a dies
+        assert ticket_payload(leased).get("lease_host") == "host-a"
+        lines = _tick(other, "host-b")
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as a:
+            assert list(a.store.records("dispatch").ids()) == [], lines  # b proposed nothing
+        lines = _tick(chain, "host-a")
+        launched = [x.split()[2] for x in lines if x.startswith("fill: ") and "delivered" in x]
+        assert len(launched) == 1, lines
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as a:
+            assert a.store.records("worker").read(launched[0]).payload["host"] == "host-a"
+        resolved = _resolver(chain, other, lines, set(launched))
+        eventually(resolved, timeout=150, what="its launch resolved", max_poll=1.0)

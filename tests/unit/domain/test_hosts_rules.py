@@ -110,3 +110,13 @@ def test_a_clock_stepped_back_beats_again() -> None:
 
 def test_the_refusal_names_the_host() -> None:
     assert rules.refusal("dsp-1", "b") == "worker dsp-1 runs on host b; run this there"
+
+
+def test_a_pool_tickets_chain_is_its_workers_host_s_else_the_leasing_host_s() -> None:
+    """ADR 0043 amendment `leasehost`: before its worker names a host, the host that leased it."""
+    a: WorkerPayload = {**worker_sample(), "host": "host-a"}
+    assert rules.chain_is_mine("host-a", None, "host-a")
+    assert not rules.chain_is_mine("host-a", None, "host-b")  # leased by a, no worker yet
+    assert rules.chain_is_mine(None, None, "host-b")  # a lease that names no host: anyone's
+    assert not rules.chain_is_mine("host-b", a, "host-b")  # its worker runs on a: a's
+    assert rules.chain_is_mine("host-b", a, "host-a")

@@ -68,6 +68,7 @@ class TicketMachine(RuleBasedStateMachine):
             session_id=SESSION,
             expires_at=add_ms(self.now(), minutes * 60_000),
             now=self.now(),
+            host="host-a",
         )
 
     @rule(token=st.sampled_from([TOKEN, OTHER]))
@@ -141,6 +142,12 @@ class TicketMachine(RuleBasedStateMachine):
             leased or (self.state in ("done", "blocked") and self.payload["worker_id"] is not None)
         )
         assert access.integer(as_json(self.payload), "attempt") >= 1
+        # the leasing host (ADR 0043 amendment `leasehost`): while leased, and never on a ticket
+        # given back to the queue (another host's conductor may lease it next)
+        host = self.payload.get("lease_host")
+        assert host == "host-a" if leased else host in (None, "host-a")
+        if self.state == "open":
+            assert host is None
 
 
 TestTicketMachine = TicketMachine.TestCase
@@ -267,3 +274,35 @@ def test_reopen_is_for_a_blocked_ticket_and_counts_afresh() -> None:
         with pytest.raises(IllegalTransitionError):
             t.reopen(state, blocked, reason="r")
     assert t.retry_now("open", blocked, reason="now").payload["retry_after"] is None
+
+
+def test_the_leasing_host_goes_with_the_lease() -> None:
+    """ADR 0043 amendment `leasehost`: a lease names the host that leased it, and every way the
+    lease is given back (an expiry, a failed attempt's retry, a wait for a person) forgets it."""
+    leased = t.lease(
+        "open",
+        fresh().payload,
+        worker_id="w1",
+        token=TOKEN,
+        session_id=SESSION,
+        expires_at=add_ms(T0, 60_000),
+        now=T0,
+        host="host-a",
+    )
+    assert leased.payload.get("lease_host") == "host-a"
+    after = add_ms(T0, 60_000)
+    back = [
+        t.expire(leased.state, leased.payload, now=after, evidence_ref=EVIDENCE),
+        t.retry(
+            leased.state,
+            leased.payload,
+            session_id=SESSION,
+            attempt=1,
+            failure={"attempt": 1, "dispatch_id": None, "failed_at": T0, "reason": "r"},
+            retry_after=after,
+        ),
+        t.wait(
+            leased.state, leased.payload, reason="needs a person: x", session_id=SESSION, attempt=1
+        ),
+    ]
+    assert [(n.state, n.payload.get("lease_host")) for n in back] == [("open", None)] * 3
