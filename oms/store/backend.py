@@ -113,6 +113,16 @@ class KeepsLocks(Backend, Protocol):
         ...
 
 
+@runtime_checkable
+class PinsHosts(Backend, Protocol):
+    """A backend shared by hosts whose state keys the person pinned (etcd: `[hosts]` in their own
+    settings, ADR 0043 amendment `hostkeys`): what they signed is read as theirs."""
+
+    def pins(self) -> dict[str, bytes]:
+        """The pinned hosts' raw public keys by key id."""
+        ...
+
+
 class Files:
     """The state root (ADR 0002): version files published no-replace, each noted in the ledger
     (ADR 0027), the live index kept around each publish (ADR 0035)."""

@@ -14,6 +14,7 @@ mint evidence that passes, so an agent cannot forge an advisor approval.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, access, check, equal, parse_ts, sha256_hex
@@ -28,7 +29,7 @@ from oms.errors import (
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
 from oms.store import keys, ledger
-from oms.store.backend import Backend, Fence
+from oms.store.backend import Backend, Fence, PinsHosts
 from oms.store.documents import encode_document, parse_document
 
 EVIDENCE_DIR = "evidence"
@@ -47,12 +48,24 @@ class Evidence(NamedTuple):
         return str(self.body["evidence_kind"])
 
 
-def open_envelope(data: bytes, ref: str, public_raw: bytes, key_id: str, where: str) -> Evidence:
-    """Verify an envelope completely and return its body."""
+def open_envelope(
+    data: bytes,
+    ref: str,
+    public_raw: bytes,
+    key_id: str,
+    where: str,
+    pinned: Mapping[str, bytes] | None = None,
+) -> Evidence:
+    """Verify an envelope completely and return its body: signed by this state key, or (on a store
+    hosts share) by a host's state key the person pinned (`pinned`, raw public keys by key id)."""
     found = open_unsigned(data, ref, where)
-    if not equal(found.keyid, key_id):
+    if equal(found.keyid, key_id):
+        public = public_raw
+    elif pinned is not None and found.keyid in pinned:
+        public = pinned[found.keyid]  # another host's, as the person pinned it
+    else:
         raise SignatureError(f"{where}: signed by another key")
-    keys.verify(public_raw, found.sig, PAYLOAD_TYPE, found.body, where)
+    keys.verify(public, found.sig, PAYLOAD_TYPE, found.body, where)
     return found.evidence
 
 
@@ -138,7 +151,9 @@ class EvidenceStore:
             found = self.backend.read(rel, self.limits.evidence_bytes)
             if found is None:
                 raise RecordNotFoundError(f"no evidence {ref}")
-            return open_envelope(found, ref, self.public_raw, self.key_id, f"etcd:{rel}")
+            pinned = self.backend.pins() if isinstance(self.backend, PinsHosts) else None
+            where = f"etcd:{rel}"
+            return open_envelope(found, ref, self.public_raw, self.key_id, where, pinned)
         try:
             data = self.root.read_bytes(rel, self.limits.evidence_bytes)
         except NotFoundError as exc:

@@ -24,9 +24,9 @@ from oms.adapters.etcd.store import EtcdStore
 from oms.canonical import JsonObject, stable_id
 from oms.domain import pool as pool_rules
 from oms.domain import workers as worker_machine
-from oms.errors import LeaseError, OtherRepositoryError
+from oms.errors import LeaseError, OtherRepositoryError, SignatureError
 from oms.services.admin.setup import init
-from oms.services.chain import tickets
+from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.conductor import pool
 from oms.services.conductor import tick as conductor
 from oms.services.conductor.loop import Loop
@@ -489,3 +489,41 @@ def test_a_ticket_leased_by_one_hosts_conductor_is_its_chain_not_another_hosts(
             assert a.store.records("worker").read(launched[0]).payload["host"] == "host-a"
         resolved = _resolver(chain, other, lines, set(launched))
         eventually(resolved, timeout=150, what="its launch resolved", max_poll=1.0)
+
+
+def test_a_lease_another_host_expired_starts_its_next_attempt_on_this_host(
+    deliverable: Chain, etcd_cluster: Cluster, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Host b's conductor expires a lease (its `lease-expiry` evidence, signed by b's state key);
+    host a leases the next attempt and proposes it, which reads that evidence for the worktree's
+    start. Evidence of a host the person pinned is read as that host's (as its ledger entries and
+    tickets are); before, every such proposal failed "signed by another key", a failed attempt
+    each time (the 60-ticket chaos soak: three of one ticket's five). Unpinned, it is refused."""
+    chain = deliverable
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    for other in _second_host(chain):
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True, clock=chain.clock) as a:
+            a.host_name = "host-a"
+            ticket_id = tickets.add(a, "Expired on host b", "").record_id
+            tickets.lease(a, ticket_id, "worker-1", minutes=1)
+        chain.clock.advance(2)
+        with Workspace.open(str(other.state), str(other.repo), etcd=True, clock=chain.clock) as b:
+            b.host_name = "host-b"
+            assert [t.record_id for t in tickets.expire_due(b)] == [ticket_id]
+            meta = b.store.state.meta
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True, clock=chain.clock) as a:
+            a.host_name = "host-a"
+            tickets.lease(a, ticket_id, "worker-1")
+            worktrees.create(a, ticket_id)
+            with pytest.raises(SignatureError, match="signed by another key"):
+                dispatches.propose(a, ticket_id)  # host b not pinned here: not vouched for
+        settings = chain.base / "config-a"
+        (settings / "oms").mkdir(parents=True)
+        pin = f'[hosts]\nhost-b = "{meta.key_id}:{meta.public_key.hex()}"\n'
+        (settings / "oms" / "etcd.toml").write_text(pin)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(settings))
+        with Workspace.open(str(chain.state), str(chain.repo), etcd=True, clock=chain.clock) as a:
+            a.host_name = "host-a"
+            dispatch, created = dispatches.propose(a, ticket_id)
+        assert created
+        assert dispatch.payload["attempt"] == 2
