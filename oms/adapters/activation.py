@@ -25,13 +25,16 @@ protocol and is handed `Tui` — or a fake that fails on demand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from oms.adapters.clock import SYSTEM_CLOCK, Clock
 from oms.adapters.panes import Pane
 from oms.adapters.providers.base import CONTINUE, LaunchPlan
 from oms.errors import OmsError
 from oms.limits import LIMITS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class ActivationError(OmsError):
@@ -99,8 +102,11 @@ class Activator(Protocol):
         """Interrupt the turn that runs, if one does (park); True if keys were pressed."""
         ...
 
-    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
-        """Tell an interrupted agent to continue (resume)."""
+    def nudge(
+        self, plan: LaunchPlan, dispatch_id: str, pressing: Callable[[], None] | None = None
+    ) -> None:
+        """Tell an interrupted agent to continue (resume); `pressing` is asked before each key
+        (raise to press none: the resume's typing lock was lost)."""
         ...
 
     def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:
@@ -194,14 +200,20 @@ class Tui:
             self.clock.sleep(LIMITS.enter_pause_s)
         return True
 
-    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    def nudge(
+        self, plan: LaunchPlan, dispatch_id: str, pressing: Callable[[], None] | None = None
+    ) -> None:
         """Type the plan's resume prompt (`CONTINUE` unless the CLI has its own: Codex's paused goal
         needs `/goal resume`, a plain prompt runs one turn and leaves it paused) and Enter (a
-        prompt-driven agent only)."""
+        prompt-driven agent only); `pressing`, if given, before each key."""
         if plan.prompt is None:
             return
+        if pressing is not None:
+            pressing()
         self.screen.send_text(dispatch_id, plan.resume_prompt or CONTINUE)
         self.clock.sleep(LIMITS.enter_pause_s)
+        if pressing is not None:
+            pressing()
         self.screen.send_keys(dispatch_id, "Enter")
 
     def _wait_ready(self, plan: LaunchPlan, dispatch_id: str, witness: Witness) -> None:

@@ -600,7 +600,7 @@ class _Keys:
         self.interrupted.append(dispatch_id)
         return True  # as if a turn ran (the real CLIs: tests/e2e)
 
-    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    def nudge(self, plan: LaunchPlan, dispatch_id: str, pressing: object = None) -> None:
         pass
 
     def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:

@@ -62,7 +62,7 @@ class _Agent:
     def interrupt(self, plan: LaunchPlan, dispatch_id: str) -> bool:
         return False
 
-    def nudge(self, plan: LaunchPlan, dispatch_id: str) -> None:
+    def nudge(self, plan: LaunchPlan, dispatch_id: str, pressing: object = None) -> None:
         pass
 
     def say(self, plan: LaunchPlan, dispatch_id: str, text: str, witness: Witness) -> str:

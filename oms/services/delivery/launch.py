@@ -70,13 +70,15 @@ def launch_worker(
     event_id: str,
     *,
     again: bool = False,
+    guard: Callable[[], None] | None = None,
 ) -> Launched:
     """Launch `dispatch`'s worker (only an accepted dispatch launches, on every path). A launch that
     finds an earlier one begun (`panes/<dispatch>.begun.json`) or its session, with no live pane,
     parks the worker: only `again` — `oms worker resume`, a person's decision — starts it in a new
     pane then. The decisions are `domain/launch.py`'s: this runs its steps and performs what it
-    answers."""
-    run = _Launch(d, dispatch, event_id, again)
+    answers. `guard`: the launch's delivery lock still held, asked before each key of the
+    instruction (on etcd a deliverer paused past its lease's TTL lost it, ADR 0043 `launchkeys`)."""
+    run = _Launch(d, dispatch, event_id, again, guard)
     state, effects = machine.start(dispatch.record_id, dispatch.state)
     while True:
         for effect in effects:
@@ -92,8 +94,16 @@ def launch_worker(
 class _Launch:
     """One launch's IO: each step the machine asks for, and each effect it decides."""
 
-    def __init__(self, d: DeliveryContext, dispatch: Record, event_id: str, again: bool) -> None:
+    def __init__(
+        self,
+        d: DeliveryContext,
+        dispatch: Record,
+        event_id: str,
+        again: bool,
+        guard: Callable[[], None] | None = None,
+    ) -> None:
         self.d, self.dispatch, self.event_id, self.again = d, dispatch, event_id, again
+        self.guard = guard
         self.authority: Authority | None = None
         self.plan: LaunchPlan | None = None
         self.spec: JsonObject = {}
@@ -157,7 +167,7 @@ class _Launch:
         elif step is machine.Step.REGISTER_SESSION:
             registration.register_session(d, dispatch, _got(self.pane, step), self.event_id)
         elif step is machine.Step.ACTIVATE:
-            activate(d, _got(self.plan, step), dispatch.record_id)
+            activate(d, _got(self.plan, step), dispatch.record_id, self.guard)
         elif step is machine.Step.FENCE:
             return machine.FenceSeen(fence.reason(d.ws, dispatch))
         elif step is machine.Step.UNPARK:
@@ -440,9 +450,16 @@ class HookWitness:
         return isinstance(prompted, str) and parse_ts(prompted) >= parse_ts(self.since)
 
 
-def activate(d: DeliveryContext, plan: LaunchPlan, dispatch_id: str) -> None:
-    """Make the agent start its work (`adapters/activation.py`), confirmed by its hooks."""
-    witness: Witness = HookWitness(d, dispatch_id)
+def activate(
+    d: DeliveryContext,
+    plan: LaunchPlan,
+    dispatch_id: str,
+    guard: Callable[[], None] | None = None,
+) -> None:
+    """Make the agent start its work (`adapters/activation.py`), confirmed by its hooks; `guard`
+    asked before each key (the lock the keys are typed under still held: a launch's delivery lock,
+    a resume's typing lock)."""
+    witness: Witness = HookWitness(d, dispatch_id, guard)
     d.keys.activate(plan, dispatch_id, witness)
     session = d.session(dispatch_payload(d.dispatch(dispatch_id))["session_id"])
     if session is not None:

@@ -40,10 +40,13 @@ from oms.services.checkout import salvage
 from oms.services.containment import reaper
 from oms.services.delivery import native_resume, plans, proxy_route, reconcile, spec
 from oms.services.delivery.launch import activate, launch_worker
+from oms.services.delivery.messages import typing_lock
 from oms.store import Record, panefiles
 from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from oms.adapters.providers.base import LaunchPlan
     from oms.services.delivery.context import DeliveryContext
 
@@ -73,8 +76,11 @@ def park(
 
 def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
     """Resume a parked worker when it is due and its pane is live (or launch it if it never
-    started)."""
-    return _Request(d, dispatch_id).run(*machine.start_resume(dispatch_id))
+    started). Under the dispatch's typing lock, as a message is typed, and asked before each key:
+    two resumes at once each read the session parked and typed a nudge; the second is refused in
+    one line now, and one after the first reads its session running (ADR 0045 `resumeonce`)."""
+    with typing_lock(d, dispatch_id, "nothing resumed") as held:
+        return _Request(d, dispatch_id, held.confirm).run(*machine.start_resume(dispatch_id))
 
 
 def stop(
@@ -97,8 +103,11 @@ _T = TypeVar("_T")
 class _Request:
     """One lifecycle request's IO: each step the machine asks for, each effect it decides."""
 
-    def __init__(self, d: DeliveryContext, dispatch_id: str) -> None:
+    def __init__(
+        self, d: DeliveryContext, dispatch_id: str, pressing: Callable[[], None] | None = None
+    ) -> None:
         self.d, self.dispatch_id = d, dispatch_id
+        self.pressing = pressing  # before each key a resume types: its typing lock still held
         self.dispatch = d.dispatch(dispatch_id)
         self.session: Record | None = None
         self.plan: LaunchPlan | None = None
@@ -139,9 +148,9 @@ class _Request:
         elif isinstance(effect, machine.TypeKeys):
             plan = _got(self.plan, effect)
             if effect.keys is ResumeKeys.ACTIVATE:
-                activate(d, plan, dispatch_id)
+                activate(d, plan, dispatch_id, self.pressing)
             else:
-                d.keys.nudge(plan, dispatch_id)
+                d.keys.nudge(plan, dispatch_id, self.pressing)
         elif isinstance(effect, machine.FinishRecorded):
             results.finish_recorded(d.ws, d.dispatch(dispatch_id))
         elif isinstance(effect, machine.Cleanup):
@@ -273,11 +282,12 @@ def _launch_unstarted(d: DeliveryContext, dispatch: Record) -> machine.LaunchSee
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
     dispatch_id = dispatch.record_id
-    with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
+    with d.ws.store.outbox(CONSUMER).lock(event_id) as held:  # every launch's (deliver's own)
         dispatch = d.dispatch(dispatch_id)
         if d.session(dispatch_payload(dispatch)["session_id"]) is not None:
             return machine.LaunchSeen(meanwhile=True)  # a deliverer, a resume
-        launched = launch_worker(d, dispatch, event_id, again=True)  # a person's: a new pane
+        # a person's: a new pane
+        launched = launch_worker(d, dispatch, event_id, again=True, guard=held.confirm)
     if launched.outcome.get("status") != "parked":
         return machine.LaunchSeen(meanwhile=False)
     reason = launched.outcome.get("reason")

@@ -51,21 +51,21 @@ def send(d: DeliveryContext, dispatch_id: str, text: str, *, person: str) -> Jso
         raise InvalidInputError("person must be 1-128 characters without control characters")
     mode = dispatch_payload(d.dispatch(dispatch_id))["provider_mode"]
     messages.check_reads(mode, plans.TAKES_MESSAGES.get(mode, True))  # before any lock or record
-    with _typing(d, dispatch_id), _ending(d, dispatch_id) as ending:
+    with typing_lock(d, dispatch_id, "nothing sent"), _ending(d, dispatch_id) as ending:
         return _send(d, dispatch_id, said, who, ending)
 
 
-def _typing(d: DeliveryContext, dispatch_id: str) -> ProcessingLock:
-    """The dispatch's typing lock: one message typed into its pane at a time (a message is its
-    text, a pause and an Enter: a second typed meanwhile joined the first). Held: refused at once,
-    in one line."""
+def typing_lock(d: DeliveryContext, dispatch_id: str, outcome: str) -> ProcessingLock:
+    """The dispatch's typing lock: one message or resume typed into its pane at a time (a message
+    is its text, a pause and an Enter: a second typed meanwhile joined the first; two resumes at
+    once each typed a nudge). Held: refused at once, in one line ending with `outcome`."""
     try:
         return d.ws.store.outbox(SENDING).lock(dispatch_id)
     except LockHeldError as exc:
         raise ConflictError(
-            f"a message to {dispatch_id} is being typed already (by `oms worker send` or "
-            "`oms web`); nothing sent",
-            hint="send it again once that one is typed",
+            f"a message or a resume of {dispatch_id} is being typed already (by `oms worker "
+            f"send`, `oms worker resume`, `oms web` or the conductor); {outcome}",
+            hint="run it again once that one is typed",
         ) from exc
 
 

@@ -51,6 +51,8 @@ from oms.store import Record
 from oms.store.payloads import dispatch_payload, worker_payload
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from oms.adapters.panes import Pane
     from oms.adapters.providers.base import LaunchPlan
     from oms.canonical import JsonObject
@@ -123,8 +125,8 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
     event_id = dispatch_payload(d.dispatch(dispatch_id)).get("delivery_event_id")
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
-    with d.ws.store.outbox(CONSUMER).lock(event_id):  # one lock for every launch (deliver's own)
-        run = _Relaunch(d, d.dispatch(dispatch_id))
+    with d.ws.store.outbox(CONSUMER).lock(event_id) as held:  # every launch's (deliver's own)
+        run = _Relaunch(d, d.dispatch(dispatch_id), held.confirm)
         answer = run.run()
     if answer.promote:
         liveness.promote(d.ws, dispatch_id, dispatch_payload(run.dispatch)["session_id"])
@@ -134,8 +136,11 @@ def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
 class _Relaunch:
     """One relaunch's IO: each step the machine asks for, each effect it decides."""
 
-    def __init__(self, d: DeliveryContext, dispatch: Record) -> None:
+    def __init__(
+        self, d: DeliveryContext, dispatch: Record, guard: Callable[[], None] | None = None
+    ) -> None:
         self.d, self.dispatch, self.dispatch_id = d, dispatch, dispatch.record_id
+        self.guard = guard  # the launch lock still held, before each key of the instruction
         self.session: Record | None = None
         self.plan: LaunchPlan | None = None
         self.spec: JsonObject = {}
@@ -211,7 +216,7 @@ class _Relaunch:
         if step is machine.Step.ACTIVATE:
             plan = _got(self.plan, step)
             try:
-                launch.activate(d, plan, dispatch_id)
+                launch.activate(d, plan, dispatch_id, self.guard)
             except OmsError as exc:
                 self.error = exc
                 shown = d.panes.observe(dispatch_id)

@@ -33,7 +33,7 @@ RECOVERABLE = ("acknowledged", "result-received", "resolved", "cancelled")
 def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
     """Deliver one accepted dispatch, exactly once per event."""
     box = d.ws.store.outbox(CONSUMER)
-    with box.lock(event_id):
+    with box.lock(event_id) as held:
         existing = box.read_receipt(event_id)
         if existing is not None:
             return {"status": "replayed", "outcome": existing.result}
@@ -42,7 +42,7 @@ def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
         d.check_host(dispatch.record_id)  # another host's worker launches there (no receipt here)
         _check_binding(d, dispatch, event.payload, event_id)
         if dispatch.state == DispatchState.ACCEPTED:
-            outcome = launch_worker(d, dispatch, event_id).outcome
+            outcome = launch_worker(d, dispatch, event_id, guard=held.confirm).outcome
         else:
             outcome = _recover(d, dispatch, event_id)
         receipt, _ = box.commit_receipt(event_id, d.ws.now(), outcome)
