@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '34dffe3283fd505a8c1bfba1a24d51779fa8ce21aad8d4224c33db3360c11390'
+SOURCE_SHA256 = 'fbf7510fc015205fd63addf717d9b345c7e581f807522a0ec6abba3978969bde'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -24,6 +24,7 @@ MODULES: dict[str, str] = {
     'build-info': 'build_info',
     'build-info#/$defs/release': 'build_info',
     'cli-version': 'cli_version',
+    'cluster-pins': 'cluster_pins',
     'config': 'config',
     'defs': 'defs',
     'defs#/$defs/abs_path': 'defs',
