@@ -57,6 +57,7 @@ def etcd_store(
     path, pins = pinned_clusters()
     cluster_pins.check(pins, wanted, path, pin_command(*roots))
     found = EtcdStore(Etcd(wanted.endpoints, tls=tls), wanted.prefix, line)
+    found.urls = wanted.endpoints
     found.public = public
     found.pinned = {} if settings is None else settings.hosts
     return found
@@ -124,7 +125,9 @@ def etcd_at(
     spec names for its supervisor (`delivery/start_guard.backend_of`: it reads only, so it has no
     line key), spoken with the person's TLS settings when they name any (`client_tls`; `settings`:
     the person's settings already read)."""
-    return EtcdStore(Etcd(endpoints, tls=client_tls(settings)), prefix, line)
+    found = EtcdStore(Etcd(endpoints, tls=client_tls(settings)), prefix, line)
+    found.urls = tuple(endpoints)
+    return found
 
 
 def person_settings() -> etcd_settings.Settings | None:

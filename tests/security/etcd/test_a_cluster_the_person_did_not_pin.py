@@ -14,12 +14,18 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from oms.services.admin.setup import init
+from oms.services.delivery import launch
+from oms.services.delivery.context import DeliveryContext
+from oms.services.workspace import Workspace
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster
+from tests.cli.test_json_shapes import problems
+from tests.etcd_cluster import Cluster, etcd_cluster, pin_cluster
 from tests.helpers import OmsCommand
 
 __all__ = ["etcd_cluster"]
@@ -133,6 +139,7 @@ def test_a_pinned_cluster_serves_and_a_later_commit_naming_another_is_refused(
     code, out = _oms(oms, chain.repo, chain.state, "store", "pin-cluster", "--json")
     assert code == 0, out
     pinned = json.loads(out)
+    assert problems("store-pin-cluster", pinned) == [], pinned
     assert (pinned["endpoints"], pinned["prefix"], pinned["replaced"]) == (
         etcd_cluster.endpoints,
         prefix,
@@ -207,4 +214,23 @@ def test_a_pin_file_tampered_or_unreadable_is_refused_never_read_as_no_pins(
     assert error["code"] in ("config", "invalid-input"), error
     assert said in error["message"], error
     assert str(pins) in error["message"], error
+    assert listener.connections == 0
+
+
+def test_a_launch_names_the_cluster_its_deliverer_opened_not_a_later_commits(
+    chain: Chain, settings: Path, etcd_cluster: Cluster, listener: Listener
+) -> None:
+    """A conductor that runs on reads HEAD again each tick but keeps the store it opened (the
+    pinned one): a launch spec names that store for the worker's own processes, never the
+    `[store]` a later commit names (before, it named the later commit's: the worker's supervisor,
+    hooks and bridge then wrote to a cluster nobody pinned)."""
+    prefix = f"/oms-pin/{chain.base.name}/"
+    _commit_store(chain.repo, etcd_cluster.endpoints, prefix)
+    pin_cluster(chain.repo, chain.state, settings)
+    with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
+        _commit_store(chain.repo, [listener.url], "/oms/theirs/")
+        ws.reread()
+        assert ws.config().store.prefix == "/oms/theirs/"  # HEAD says theirs now
+        named = launch._store(cast(DeliveryContext, SimpleNamespace(ws=ws)))
+    assert named == {"backend": "etcd", "endpoints": etcd_cluster.endpoints, "prefix": prefix}
     assert listener.connections == 0
