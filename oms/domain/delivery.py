@@ -54,6 +54,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from oms.canonical import JsonObject, parse_ts
+from oms.domain.gate import NO_RESULT
 from oms.errors import InvalidInputError, one_line
 from oms.provider_names import ENGINES
 
@@ -277,6 +278,14 @@ def native_ref(provider_mode: str, activity: str, session_id: str, session: Json
 
 
 PANE_ENDED = "its pane ended"
+
+
+def halted_park(parkable: bool, health: str, reason: object) -> bool:
+    """A parked run that cannot pause (its provider's `parkable` False) whose park is oms's own
+    (a quota's rest, a pool's drain: not `no_result`, whose run ended by itself for a person to
+    look at): that park ended its run, and its pane's end keeps the park, under a conductor as
+    under a person's look, for its resume to relaunch it on its own session."""
+    return not parkable and health == "parked" and reason != NO_RESULT
 
 
 def kept_resumable(

@@ -11,6 +11,9 @@ what they saw, and perform what it answers; the rules it applies are `domain/del
     park      session     no session                         Refuse (deliver it first)
     park      worker      `check_park` or the time refuses   Refuse (before any key is typed)
     park      worker      session not parked yet             Run interrupt, MoveSession park
+    park      worker      not parked, a run that cannot pause MoveSession park, MoveWorker park,
+                                                             Run halt (oms's own park: `halts`)
+    park      halt        the pane ended, or not             Answer halted | running
     park      worker      parked already (same time)         Run plan (nothing typed)
     park      ...                                            MoveWorker park, Answer parked
     resume    fence       lapsed, or a result recorded       Refuse (nothing written)
@@ -86,6 +89,7 @@ class Step(StrEnum):
     WORKER = "worker"  # the worker record (and, for park, the time now)
     PANE = "pane"  # what tmux shows of the pane, its end if it ended, the time now
     INTERRUPT = "interrupt"  # the plan made, the running turn interrupted
+    HALT = "halt"  # a run that cannot pause ended: its pane and its sandbox (parked first)
     PLAN = "plan"  # the plan made (a worker parked already: nothing typed)
     LAUNCH = "launch"  # a fresh launch under the deliverer's lock (`launch.launch_worker`)
     RELAUNCH = "relaunch"  # the native relaunch (`native_resume.relaunch`: this machine again)
@@ -128,6 +132,7 @@ class State(NamedTuple):
     step: Step
     why: str = ""  # park's and stop's reason (one line)
     until: str = ""  # park's time
+    halts: bool = False  # park: the run cannot pause, and this park ends it (oms's own park)
     end_reason: str = "stopped"  # stop's
     by: str = ""  # stop's
     session_id: str = ""
@@ -185,6 +190,12 @@ class Interrupted(NamedTuple):
     """Whether a running turn was interrupted."""
 
     interrupted: bool
+
+
+class Halted(NamedTuple):
+    """Whether the halted run's pane and every process of it ended."""
+
+    ended: bool
 
 
 class Done(NamedTuple):
@@ -265,6 +276,7 @@ Event: TypeAlias = (
     | WorkerSeen
     | PaneSeen
     | Interrupted
+    | Halted
     | Done
     | Failed
     | LaunchSeen
@@ -365,10 +377,16 @@ TERMINAL = (Refuse, Fail, Answer)
 ASKS = (Run, MoveSession)  # the effects the shell answers with an event (the last of a batch)
 
 
-def start_park(dispatch_id: str, reason: str, until: str) -> tuple[State, list[Effect]]:
-    """`oms worker park`: interrupt the turn that runs, park session and worker until `until`."""
+def start_park(
+    dispatch_id: str, reason: str, until: str, *, halts: bool = False
+) -> tuple[State, list[Effect]]:
+    """`oms worker park`: interrupt the turn that runs, park session and worker until `until`.
+    `halts`: the agent cannot pause (`codex exec`) and this park is oms's own (a quota's rest, a
+    pool's drain): its run is ended, once parked, so nothing runs while the records say parked;
+    its resume relaunches it on its own session."""
     why = one_line(reason, default=DEFAULT_WHY)
-    return State(Op.PARK, dispatch_id, Step.SESSION, why=why, until=until), [Run(Step.SESSION)]
+    state = State(Op.PARK, dispatch_id, Step.SESSION, why=why, until=until, halts=halts)
+    return state, [Run(Step.SESSION)]
 
 
 def start_resume(dispatch_id: str) -> tuple[State, list[Effect]]:
@@ -484,7 +502,15 @@ def _park(state: State, event: Event) -> list[Effect] | None:
                 _park_next(state)
         except InvalidInputError as exc:
             return [_refused(exc)]
-        return [Run(Step.PLAN if session_state == "parked" else Step.INTERRUPT)]
+        if session_state == "parked":
+            return [Run(Step.PLAN)]
+        if state.halts:  # parked first: a pane's end seen meanwhile is a parked worker's
+            op = stable_id("wkr-park", state.dispatch_id, state.why, state.until)
+            move = _park_worker(state, "halted")[0]
+            return [MoveSession(op, _park_next(state)), move, Run(Step.HALT)]
+        return [Run(Step.INTERRUPT)]
+    if isinstance(event, Halted) and step is Step.HALT:
+        return [Answer((("parked", "halted" if event.ended else "running"),))]
     if isinstance(event, Interrupted) and step is Step.INTERRUPT:
         op = stable_id("wkr-park", state.dispatch_id, state.why, state.until)
         parked = "interrupted" if event.interrupted else "idle"

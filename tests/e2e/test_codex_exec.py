@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 from oms.adapters.sandbox import HOME_VIEW
+from oms.canonical import add_ms, parse_ts
 from oms.domain.gate import NO_RESULT
 from oms.errors import InvalidInputError
 from oms.limits import LIMITS
+from oms.services.delivery.reconcile import reconcile
 from oms.services.delivery.service import Delivery
 from oms.services.workspace.instructions import executor_instructions
 from oms.store.payloads import session_payload
@@ -28,8 +30,8 @@ from tests.e2e.test_real_agents import (
     _use,
     _wait_for_result,
 )
-from tests.helpers import eventually
-from tests.model_mock import Call, ModelMock, Say, Script
+from tests.helpers import eventually, git
+from tests.model_mock import Call, Hold, ModelMock, Say, Script
 
 ROLE = "oms.goal-long-executor"  # the scaffold's Codex role, its transport changed to codex_exec
 # its private home is writable in oms's sandbox but no workspace root of Codex's: refused only if
@@ -102,7 +104,8 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     stop, and `codex exec` exits with no result. A run that exited takes no turn of its own again
     (its provider's `stop_is_final`), so the Stop the gate lets through parks the worker
     `no_result` at once, as Claude Code's (ADR 0045 amendment `ends`): a person looks, and no
-    clock resumes it (`conductor.due_resume`); its pane's end keeps that park."""
+    clock resumes it (`conductor.due_resume`); its pane's end keeps that park. Once due, a
+    person's resume relaunches the run on its own thread, which then records its result."""
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
@@ -136,5 +139,102 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     assert max(session_payload(v)["stop_blocks"] for v in history) == LIMITS.stop_blocks + 1
     assert (view["worker_health"], view["health_reason"]) == ("parked", NO_RESULT), view
     assert view["session_state"] == "parked", view
+    # a person looked and resumes it once due: the run is relaunched on its own thread (`codex
+    # exec resume`), told to continue on its command line, and this time records its result
+    with deliverable.workspace() as ws:
+        session = ws.store.records("session").read(session_id)
+        native = session.payload["native_session_ref"]
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Call("exec_command", {"cmd": CHANGE}),
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+        ],
+        by_results=True,  # the resumed thread carries the two results of its first run
+    )
+    before = len(mock.seen)
+    with deliverable.workspace() as ws:
+        with pytest.raises(InvalidInputError, match="not due"):
+            Delivery.open(ws).resume(dispatch_id)  # no clock resumes it before its time
+    deliverable.clock.ms = (
+        parse_ts(session.payload["parked_until"]) - parse_ts(deliverable.clock.base) + 1
+    )
+    with deliverable.workspace() as ws:
+        resumed = Delivery.open(ws).resume(dispatch_id)
+    assert (resumed["resumed"], resumed["worker_health"]) == ("native", "healthy"), resumed
+    _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
+    _check_result(deliverable, dispatch_id, session_id)
+    assert len(mock.seen) > before
+    with deliverable.workspace() as ws:  # the same thread, continued
+        assert ws.store.records("session").read(session_id).payload["native_session_ref"] == native
+    eventually(
+        lambda: not _processes_of(dispatch_id), timeout=30, what="codex exec exits by itself"
+    )
+    with deliverable.workspace() as ws:
+        Delivery.open(ws).stop(dispatch_id, "e2e over")
+
+
+def test_oms_s_own_park_of_a_codex_exec_run_ends_it_and_its_resume_continues_its_thread(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`codex exec` cannot pause. oms's own park of it (a quota's rest, a pool's drain; not a
+    person's, which is refused) parks it first, then ends its run — pane, sandbox, proxy token —
+    so no model request is made while the records say parked (ADR 0045 amendment `halt`). Its
+    pane's end keeps the park under a conductor's reconcile too, and once due its resume
+    relaunches it on its own thread, which records the result."""
+    codex_home = deliverable.base / "user-codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    deliverable.edit_config(
+        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
+    )
+    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    mock.script = Script(
+        [
+            Call("read_dispatch", {}),
+            Call("acknowledge_dispatch", {}),
+            Hold(Call("exec_command", {"cmd": CHANGE})),  # its turn waits on the model
+            Call("record_dispatch_result", {"status": "completed", "summary": "Added AGENT.md."}),
+        ],
+        by_results=True,
+    )
+    dispatch_id, session_id = _deliver(deliverable)
+    assert mock.holding.wait(90), _pane_text(deliverable, dispatch_id)
+    with deliverable.workspace() as ws:
+        until = add_ms(ws.now(), 60_000)
+        parked = Delivery.open(ws).park(dispatch_id, "quota: provider p rests", until)
+    assert parked["parked"] == "halted", parked
+    assert not _processes_of(dispatch_id)  # nothing of the run is left: it asks no model
+    seen = len(mock.seen)
+    mock.release.set()  # the held answer goes to no one
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        reconcile(d, dispatch_id)  # as a conductor's tick does: the end keeps the park
+        view = d.observe(dispatch_id)
+        session = ws.store.records("session").read(session_id)
+    assert (view["worker_health"], view["session_state"], view["pane_live"]) == (
+        "parked",
+        "parked",
+        False,
+    ), view
+    assert len(mock.seen) == seen
+    deliverable.clock.ms = (
+        parse_ts(session.payload["parked_until"]) - parse_ts(deliverable.clock.base) + 1
+    )
+    with deliverable.workspace() as ws:
+        resumed = Delivery.open(ws).resume(dispatch_id)
+    assert (resumed["resumed"], resumed["worker_health"]) == ("native", "healthy"), resumed
+    _wait_for_result(deliverable, dispatch_id, mock, timeout=90.0)
+    with deliverable.workspace() as ws:
+        dispatch = ws.store.records("dispatch").read(dispatch_id)
+        worker = ws.store.records("worker").read(dispatch_id)
+    worktree = str(dispatch.payload["worktree_path"])
+    assert dispatch.state == "result-received"
+    assert git("show", "--format=", "--name-only", "HEAD", cwd=worktree).split() == ["AGENT.md"]
+    assert (worker.state, worker.payload["end_reason"]) == ("done", "result-recorded")
+    eventually(
+        lambda: not _processes_of(dispatch_id), timeout=30, what="codex exec exits by itself"
+    )
     with deliverable.workspace() as ws:
         Delivery.open(ws).stop(dispatch_id, "e2e over")

@@ -8,9 +8,10 @@ executor instructions are the prompt on its command line, and it runs turn after
 model stops and the Stop gate lets it (`domain/gate.py`), then exits, and its pane ends. Like a
 command worker it needs no activation (`prompt` None), has no park keys and no quit keys (a stop
 ends its sandbox). What it cannot do it declares (ADR 0045 amendment `ends`): a one-shot run cannot
-be paused (`parkable`: a person's park is refused; oms's own parks are recorded and the run goes
-on), reads nothing typed (`takes_messages`: `oms worker send` is refused), and once let stop takes
-no turn again (`stop_is_final`: the gate's release parks it `no_result` before it exits). A run
+be paused (`parkable`: a person's park is refused; oms's own park — a quota's rest, a pool's
+drain — parks it and then ends its run, which its resume relaunches on its own thread), reads
+nothing typed (`takes_messages`: `oms worker send` is refused), and once let stop takes no turn
+again (`stop_is_final`: the gate's release parks it `no_result` before it exits). A run
 that exits before its thread exists ends the attempt (`exit`); a pane that dies under it is
 relaunched on its own thread by `oms worker resume`.
 

@@ -5,7 +5,11 @@ answers. The keys typed are `adapters/activation.py`'s.
 - park: refused to a person for an agent that cannot pause (`codex exec`: its provider's
   `parkable`); else interrupt the turn that runs (if one does), session `parked` until a future
   time, worker health `parked`; a refusal types nothing. Its view says how (`parked`:
-  `interrupted` a turn, `idle`: no turn ran, `already` parked until that time).
+  `interrupted` a turn, `idle`: no turn ran, `already` parked until that time). oms's own park of
+  an agent that cannot pause (a quota's rest, a pool's drain) parks it first, then ends its run —
+  its pane, its sandbox, its proxy token (`halted`; `running` should a process outlive it) — so
+  nothing runs while the records say parked; its resume relaunches it on its own session. Not
+  the `no_result` park of its last Stop hook (`ending`): that run ends by itself.
 - resume: a worker that never got a session is launched (under the deliverer's outbox lock; one
   launched meanwhile is observed, not launched again); a launched one resumes once due, with its
   pane live — activated if it never took its instruction, else told to continue — and is healthy
@@ -45,15 +49,26 @@ if TYPE_CHECKING:
 
 
 def park(
-    d: DeliveryContext, dispatch_id: str, reason: str, until: str, *, person: bool = False
+    d: DeliveryContext,
+    dispatch_id: str,
+    reason: str,
+    until: str,
+    *,
+    person: bool = False,
+    ending: bool = False,
 ) -> JsonObject:
     """Interrupt the agent and park the worker until a future time. `person` (`oms worker park`):
-    refused, before anything is done, for an agent that cannot pause (its provider's `parkable`;
-    oms's own parks — `no_result`, a quota's, a pool's — record what they decide all the same)."""
+    refused, before anything is done, for an agent that cannot pause (its provider's `parkable`);
+    oms's own park of such an agent ends its run once parked (`halts`), unless the run is `ending`
+    by itself (the `no_result` park in its last Stop hook)."""
+    mode = dispatch_payload(d.dispatch(dispatch_id))["provider_mode"]
+    parkable = plans.PARKABLE.get(mode, True)
     if person:
-        mode = dispatch_payload(d.dispatch(dispatch_id))["provider_mode"]
-        delivery_rules.check_parkable(mode, plans.PARKABLE.get(mode, True))
-    return _Request(d, dispatch_id).run(*machine.start_park(dispatch_id, reason, until))
+        delivery_rules.check_parkable(mode, parkable)
+    halts = not parkable and not ending
+    return _Request(d, dispatch_id).run(
+        *machine.start_park(dispatch_id, reason, until, halts=halts)
+    )
 
 
 def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
@@ -159,6 +174,8 @@ class _Request:
             return machine.Relaunched(native_resume.relaunch(d, dispatch_id))
         if step is machine.Step.CONTACT:
             return self.contact()
+        if step is machine.Step.HALT:
+            return machine.Halted(self.halt())
         if step is machine.Step.STOP_PANE:
             return self.stop_pane()
         if step is machine.Step.GROUP:
@@ -182,6 +199,19 @@ class _Request:
         )
         pending = receipt is not None and receipt.result.get("activation_pending") is True
         return machine.Contact(pending, plan.prompt is not None)
+
+    def halt(self) -> bool:
+        """End a parked run that cannot pause: its pane and every process of it, its sandbox and
+        its proxy token. No kill marker: this is no stop (its end keeps the park, and its resume
+        relaunches it on its own session). True if no process of the pane is left."""
+        d, dispatch_id = self.d, self.dispatch_id
+        root = d.ws.store.state.root
+        ended = d.panes.stop(dispatch_id, quit_keys=())
+        reaper.end_sandbox(root, dispatch_id)
+        if ended:
+            reaper.end_strays(dispatch_id, dispatch_payload(self.dispatch)["session_id"])
+        proxy_route.release(d.ws, dispatch_id)  # a relaunch gets a fresh one
+        return ended
 
     def stop_pane(self) -> machine.Event:
         """The kill marker, the agent's own quit keys, the pane and its sandbox ended."""

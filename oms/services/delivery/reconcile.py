@@ -8,7 +8,9 @@ records do not know yet (ADR 0009 "Panes"):
   (a tmux hiccup) ends nothing. What an observation means is `domain/delivery.end_of`'s. `observe`
   is a look, not a decision: an end it meets that `oms worker resume` could continue natively (no
   stop asked for it, no result, an agent with its own session) parks the worker, naming the end,
-  instead of ending it; the conductor's tick, and `oms worker stop`, end it.
+  instead of ending it; the conductor's tick, and `oms worker stop`, end it — except the end of a
+  run oms's own park ended (`codex exec` cannot pause: `delivery_rules.halted_park`), which keeps
+  that park for the conductor too.
 - `check_liveness`: a worker whose attempt was fenced (healthy or stalled, whatever its activity),
   or a working one whose hooks or bridge stayed silent past the deadline, is parked (its pane is
   kept).
@@ -31,7 +33,7 @@ from oms.services.chain import fence, liveness, results
 from oms.services.chain.liveness import CONSUMER
 from oms.services.checkout import salvage
 from oms.services.containment import reaper
-from oms.services.delivery import proxy_route
+from oms.services.delivery import plans, proxy_route
 from oms.services.workspace import SYSTEM_ACTOR
 from oms.store import Record, panefiles
 from oms.store.payloads import dispatch_payload, session_payload, worker_payload
@@ -112,7 +114,8 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
         reaper.end_sandbox(
             root, dispatch_id
         )  # the pane has ended: so does whatever is left of its sandbox
-        if keep_resumable and _keep_resumable(d, dispatch, end):
+        keeps = keep_resumable or _halted(d, dispatch)
+        if keeps and _keep_resumable(d, dispatch, end):
             return
         results.finish_recorded(
             d.ws, dispatch
@@ -139,6 +142,13 @@ def reconcile(d: DeliveryContext, dispatch_id: str, *, keep_resumable: bool = Fa
         d.move_worker(dispatch_id, decide, op=stable_id("wkr-end", dispatch_id, end.pane_id))
         with suppress_faults():  # its token; an on-demand proxy no one needs stops
             proxy_route.release(d.ws, dispatch_id)
+
+
+def _halted(d: DeliveryContext, dispatch: Record) -> bool:
+    """Was this worker's run ended by oms's own park (`delivery_rules.halted_park`)?"""
+    worker = worker_payload(d.worker(dispatch.record_id))
+    parkable = plans.PARKABLE.get(dispatch_payload(dispatch)["provider_mode"], True)
+    return delivery_rules.halted_park(parkable, worker["health"], worker.get("health_reason"))
 
 
 def _keep_resumable(d: DeliveryContext, dispatch: Record, end: delivery_rules.End) -> bool:

@@ -33,11 +33,17 @@ class Delivery(DeliveryContext):
         return once.deliver(self, event_id)
 
     def park(
-        self, dispatch_id: str, reason: str, until: str, *, person: bool = False
+        self,
+        dispatch_id: str,
+        reason: str,
+        until: str,
+        *,
+        person: bool = False,
+        ending: bool = False,
     ) -> JsonObject:
         """`lifecycle.park`."""
         self.check_host(dispatch_id)
-        return lifecycle.park(self, dispatch_id, reason, until, person=person)
+        return lifecycle.park(self, dispatch_id, reason, until, person=person, ending=ending)
 
     def resume(self, dispatch_id: str) -> JsonObject:
         """`lifecycle.resume`."""

@@ -42,7 +42,8 @@ class Memo:
 
 def park_no_result(ws: Workspace, dispatch_id: str, why: str, notes: list[str]) -> None:
     """Park the worker as `oms worker park` does (an agent mid-turn is interrupted: a Codex goal
-    pauses), with the reason NO_RESULT; the agent's Stop is let through."""
+    pauses), with the reason NO_RESULT; the agent's Stop is let through (a run that cannot pause
+    is `ending` by itself: not halted)."""
     from oms.canonical import add_ms
     from oms.domain.gate import NO_RESULT
     from oms.errors import OmsError
@@ -52,7 +53,8 @@ def park_no_result(ws: Workspace, dispatch_id: str, why: str, notes: list[str]) 
     from oms.services.delivery.service import Delivery
 
     try:
-        Delivery.open(ws).park(dispatch_id, NO_RESULT, add_ms(ws.now(), LIMITS.no_result_park_ms))
+        until = add_ms(ws.now(), LIMITS.no_result_park_ms)
+        Delivery.open(ws).park(dispatch_id, NO_RESULT, until, ending=True)
         notes.append(f"{why}: the worker is parked ({NO_RESULT})")
     except OmsError as exc:
         notes.append(f"{why}: the worker could not be parked: {exc.message}")

@@ -120,6 +120,9 @@ def test_send_park_and_resume_run_on_the_cluster(
     _clean(oms, on_etcd)
 
 
+_B = {"OMS_HOST": "host-b"}  # another host, on this state root
+
+
 def _host_files(chain: EtcdChain) -> dict[str, tuple[int, int]]:
     """The host-local pane files (registry, kill marker, exit record, begun mark): each one's
     (modification time, size)."""
@@ -228,6 +231,8 @@ def test_result_show_and_diff_read_the_clusters_result(
         }
 
     eventually(settled, timeout=TIMEOUT, what="the result recorded, the worker ended")
+    # host B has acted on this state root before: its name is bound (amendment `hostname`)
+    _json(oms.run("worker", "observe", dispatch_id, "--json", *_where(on_etcd), env=_B))
     before = keys()
     shown = _json(oms.run("result", "show", dispatch_id, "--json", *_where(on_etcd)))
     assert (shown["dispatch_id"], shown["dispatch_state"]) == (dispatch_id, "result-received")
@@ -247,7 +252,7 @@ def test_result_show_and_diff_read_the_clusters_result(
         *("result", "request-changes", dispatch_id, "--comment", "also an empty list"),
         *("--person", "Ann", "--yes", "--json", *_where(on_etcd)),
     )
-    elsewhere = oms.run(*asked, env={"OMS_HOST": "host-b"})
+    elsewhere = oms.run(*asked, env=_B)
     assert elsewhere.returncode == 1, elsewhere.stdout + elsewhere.stderr
     said = json.loads(elsewhere.stdout)
     assert said["error"] == "other-host", said

@@ -12,6 +12,7 @@ from oms.canonical import JsonObject, add_ms
 from oms.domain import delivery as rules
 from oms.domain import workers
 from oms.domain.delivery import AfterEnsure, PaneSeen, ResumeKeys, ResumeWay
+from oms.domain.gate import NO_RESULT
 from oms.errors import InvalidInputError
 from oms.store.payloads import as_json
 from tests.helpers import T0, payload
@@ -529,3 +530,20 @@ def test_an_exit_record_of_another_pane_is_not_this_panes_end() -> None:
         "the agent exited with status 0; its tmux pane is gone",
         "%7",
     )
+
+
+@pytest.mark.parametrize(
+    ("parkable", "health", "reason", "halted"),
+    [
+        (False, "parked", "quota: provider p rests until then", True),  # oms's own park ended it
+        (False, "parked", "pool scaled down: slot 2 drains", True),
+        (False, "parked", NO_RESULT, False),  # it ended by itself: a person looks
+        (False, "healthy", None, False),  # its pane ended by itself
+        (False, "stopped", "quota: provider p rests until then", False),
+        (True, "parked", "quota: provider p rests until then", False),  # interrupted, not ended
+    ],
+)
+def test_only_oms_s_own_park_of_a_run_that_cannot_pause_keeps_its_pane_s_end_parked(
+    parkable: bool, health: str, reason: str | None, halted: bool
+) -> None:
+    assert rules.halted_park(parkable, health, reason) is halted

@@ -168,6 +168,14 @@ class Shell:
             return machine.PaneSeen(w.live(), self.end(), w.tick())
         if step is S.INTERRUPT:
             return machine.Interrupted(w.live())
+        if step is S.HALT:
+            if w.worker["health"] != "parked" or w.session_state != "parked":
+                w.flag("a run halted before its park was recorded")
+            if w.pane in (LIVE, DEAD) and draw(st.integers(0, 4)) == 0:
+                return machine.Halted(False)  # a frozen process outlived SIGKILL
+            if w.pane in (LIVE, DEAD):
+                w.pane, w.group_alive = GONE, False  # no kill marker: no stop asked for it
+            return machine.Halted(True)
         if step is S.PLAN or step is S.PREPARE:
             return machine.Done(step)
         if step is S.LAUNCH:
@@ -290,6 +298,19 @@ class LifecycleMachine(RuleBasedStateMachine):
         until = add_ms(self._world(data).now, later * 1000)
         self._request(data, machine.start_park(DISPATCH, "a person parks it", until))
 
+    @rule(data=st.data(), later=st.integers(-5, 60))
+    def park_halting(self, data: st.DataObject, later: int) -> None:
+        """oms's own park of a run that cannot pause: parked, then its run ended."""
+        w = self._world(data)
+        until = add_ms(w.now, later * 1000)
+        shell = Shell(w)
+        try:
+            answer = shell.run(*machine.start_park(DISPATCH, "quota: rests", until, halts=True))
+        except _FailedError:
+            return
+        if answer == machine.Answer((("parked", "halted"),)) and w.live():
+            w.flag("a halted run's pane still lives")
+
     @rule(data=st.data())
     def resume(self, data: st.DataObject) -> None:
         self._request(data, machine.start_resume(DISPATCH))
@@ -362,6 +383,11 @@ class LifecycleMachine(RuleBasedStateMachine):
             assert w.salvaged <= 1, "an ended attempt's work was salvaged again"
             assert not [v for v in w.violations if "end recorded" in v]
             assert not [v for v in w.violations if "keys typed into" in v]
+
+    @invariant()
+    def a_halted_run_was_parked_first_and_left_no_pane(self) -> None:
+        if self.world is not None:
+            assert not [v for v in self.world.violations if "halted" in v]
 
 
 LifecycleMachine.TestCase.settings = settings(
