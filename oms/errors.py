@@ -394,6 +394,13 @@ class ConfigError(OmsError):
     code = "config"
 
 
+class ClusterNotPinnedError(ConfigError):
+    """The committed `[store]` names an etcd cluster the person has not pinned for this state root
+    (`oms store pin-cluster`; ADR 0043, amendment `clusterpin`): refused before any connection."""
+
+    code = "cluster-not-pinned"
+
+
 class NoProviderError(ConfigError):
     """No configured provider can serve the role now (all excluded: see `oms route explain`)."""
 

@@ -11,6 +11,7 @@ certificate)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -254,3 +255,42 @@ def line_of(store: Store) -> LineKey:
     """The line key of `store`'s state root: what an etcd store's writes' ledger entries carry
     (ADR 0043, amendment `etcdledger`)."""
     return LineKey.of(store.state.root, store.state.meta.key_id, store.state.signer)
+
+
+def pin_cluster(repo: Path, state: Path, home: Path | None = None) -> Path:
+    """Pin the cluster `repo`'s committed `[store]` names for the state root `state` in the
+    person's own settings, as `oms store pin-cluster` does (ADR 0043, amendment `clusterpin`; the
+    service it runs, in this process): in `home` (an XDG_CONFIG_HOME), else `$XDG_CONFIG_HOME`
+    when it is a folder, else a folder of the test's own beside the state root, which becomes
+    `$XDG_CONFIG_HOME` for the rest of the test (`isolate_home`'s monkeypatch restores it). The
+    settings home it pinned in."""
+    from oms.services.admin.storeops import pin_store_cluster
+
+    if home is None:
+        current = Path(os.environ.get("XDG_CONFIG_HOME", "/nonexistent"))
+        home = current if current.is_dir() else state.parent / "person-config"
+        os.environ["XDG_CONFIG_HOME"] = str(home)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    before = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(home)
+    try:
+        pin_store_cluster(str(state), str(repo))
+    finally:
+        if before is not None:
+            os.environ["XDG_CONFIG_HOME"] = before
+    return home
+
+
+@contextlib.contextmanager
+def settings_of(home: Path) -> Iterator[None]:
+    """In-process calls within read the person's settings of `home` (its XDG_CONFIG_HOME): another
+    host's, or another person's, on this machine."""
+    before = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["XDG_CONFIG_HOME"]
+        else:
+            os.environ["XDG_CONFIG_HOME"] = before

@@ -47,6 +47,7 @@ import pytest
 from oms.adapters import git
 from oms.demo import scratch as demo
 from oms.services.admin.setup import init
+from tests.etcd_cluster import pin_cluster
 from tests.helpers import eventually, oms_command
 
 IP = shutil.which("ip")
@@ -314,6 +315,7 @@ def make_rig(
         host.clock_file.write_text("0\n")
         subprocess.run(["git", "clone", "-q", str(shared), str(host.repo)], check=True)
         init(str(host.state), str(host.repo))
+        pin_cluster(host.repo, host.state, host.config_home)  # `oms store pin-cluster` there
         hosts[name] = host
     pin_keys(hosts)
     rig = Rig(base, network, endpoints, prefix, hosts)

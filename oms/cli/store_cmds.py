@@ -1,4 +1,4 @@
-"""`oms store verify|sweep|compact`."""
+"""`oms store verify|sweep|compact|pin-cluster`."""
 
 from __future__ import annotations
 
@@ -65,6 +65,47 @@ def verify(
         typer.echo(f"store verify: {verdict} in {shown(report.root)} ({counts})")
     if not report.ok:
         raise typer.Exit(1)
+
+
+@app.command("pin-cluster")
+def pin_cluster(
+    state_root_: StateRootOpt = None,
+    config_root_: ConfigRootOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Pin the etcd cluster this repository's committed [store] names (its endpoints, its prefix
+    and, over https, the CA your ~/.config/oms/etcd.toml trusts) for this state root, in your own
+    ~/.config/oms/clusters.toml (never the repository's): oms talks to no other for it. Run it
+    once the members are yours, and again after the repository changes its [store]; nothing is
+    sent to the cluster. A prefix is one state root's: another's on the same members is refused.
+
+    Example:
+
+    \b
+      oms store pin-cluster
+    """
+    from oms.domain.cluster_pins import named
+    from oms.services.admin.storeops import pin_store_cluster
+
+    repository = config_root(config_root_)
+    path, pin, old = pin_store_cluster(state_root(state_root_, repository), repository)
+    if json_out:
+        emit(
+            {
+                "ok": True,
+                "file": shown(path),
+                "keyid": pin.keyid,
+                "repository": shown(pin.repository),
+                "endpoints": list(pin.endpoints),
+                "prefix": pin.prefix,
+                "ca": pin.ca,
+                "replaced": old is not None and old != pin,
+            }
+        )
+        return
+    if old is not None and old != pin:
+        typer.echo(f"was     {shown(named(old), 400)}")
+    typer.echo(f"pinned  {shown(named(pin), 400)} for state key {pin.keyid[:12]} in {shown(path)}")
 
 
 @app.command("sweep")

@@ -65,6 +65,50 @@ def write_new_user_file(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+def replace_user_file(path: str, data: bytes) -> None:
+    """Replace the person's settings file `path` (outside any root, never in an agent's worktree)
+    with `data` at once: a new 0600 file beside it, synced, renamed over it (never through a link:
+    the rename replaces a link itself); its folder is made 0700 when missing. A reader sees the
+    old bytes or the new ones, never half."""
+    import tempfile
+
+    from oms.errors import InvalidInputError, shown
+    from oms.fsio.trees import refuse_agent_tree
+
+    refuse_agent_tree(path, "write a file")
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=".oms-", dir=folder)  # O_EXCL, 0600
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{shown(path)}: {(exc.strerror or 'cannot create').lower()}"
+        ) from exc
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise InvalidInputError(
+                f"{shown(path)}: {(exc.strerror or 'cannot write').lower()}"
+            ) from exc
+        raise
+    with contextlib.suppress(OSError):  # the rename's entry, durable
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
 def read_user_file(
     path: str, cap: int, *, private: bool = False, secret: bool = False, trusted: bool = False
 ) -> bytes:

@@ -23,6 +23,7 @@ SCHEMA_NAMES = (
     "bridge-tools",
     "build-info",
     "cli-version",
+    "cluster-pins",
     "config",
     "defs",
     "dispatch",

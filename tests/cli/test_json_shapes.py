@@ -257,6 +257,7 @@ def test_every_json_output_is_its_schema(
     s.run("conductor", "run", "--ticks", "1")
     s.run("store", "sweep")
     s.run("host", "key")
+    s.run("store", "pin-cluster", fails="config")  # the demo's [store] is the state root's
     s.run("store", "compact")
     s.run("audit", "checkpoint")
     s.run("audit", "adopt", fails="conflict")  # it has its ledger
@@ -286,5 +287,6 @@ def test_every_json_output_is_its_schema(
         "result-publish",  # (its success: tests/integration/test_publish.py, a GitHub stand-in)
         "result-request-changes",  # (its success: tests/integration/test_review.py)
         "result-sync",  # (its success: tests/integration/test_publish.py)
+        "store-pin-cluster",  # (its success: test_a_cluster_the_person_did_not_pin.py)
         "worker-resume",
     ]

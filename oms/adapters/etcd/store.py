@@ -122,6 +122,9 @@ class EtcdStore:
         # other hosts' state keys by key id, as the person pinned them (`[hosts]` in their own
         # `oms/etcd.toml`; ADR 0043, amendment `hostkeys`): what vouches for their entries
         self.pinned: dict[str, PinnedHost] = {}
+        # the members' URLs as the pinned `[store]` named them (ADR 0043, amendment `clusterpin`):
+        # what a launch spec names, so a worker's processes use the cluster this store was opened on
+        self.urls: tuple[str, ...] = ()
         self.wrote = 0  # the writes this store made (a command that wrote anchors the head)
         self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 

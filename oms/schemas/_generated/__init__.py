@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '644ce7b400d5ecf960e4375393f33c8f697d805f3e76123f4602c8286acf9766'
+SOURCE_SHA256 = '557a51cc7cc22a7abfddb00c5f54d9185deb565bd5285ede684b91afba5c96ce'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -24,6 +24,7 @@ MODULES: dict[str, str] = {
     'build-info': 'build_info',
     'build-info#/$defs/release': 'build_info',
     'cli-version': 'cli_version',
+    'cluster-pins': 'cluster_pins',
     'config': 'config',
     'defs': 'defs',
     'defs#/$defs/abs_path': 'defs',

@@ -33,42 +33,42 @@ _C7: tuple[object, ...] = ('none', 'host')
 _C8: tuple[object, ...] = ('merge-commit', 'fast-forward')
 
 
-def _v229(x: object) -> bool:
+def _v238(x: object) -> bool:
     # config#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v232(x: object) -> bool:
+def _v241(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/model
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v233(x: object) -> bool:
+def _v242(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v234(x: object) -> bool:
+def _v243(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/transport
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v235(x: object) -> bool:
+def _v244(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/sandbox
     if not _m_defs._v45(x):
         return False
     return True
 
 
-def _v237(x: object) -> bool:
+def _v246(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv/items
     if not (isinstance(x, str)):
         return False
@@ -82,7 +82,7 @@ def _v237(x: object) -> bool:
     return True
 
 
-def _v236(x: object) -> bool:
+def _v245(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/argv
     if not (isinstance(x, list)):
         return False
@@ -92,12 +92,12 @@ def _v236(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v237(v):
+            if not _v246(v):
                 return False
     return True
 
 
-def _v238(x: object) -> bool:
+def _v247(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/instructions
     if not (isinstance(x, str)):
         return False
@@ -109,7 +109,7 @@ def _v238(x: object) -> bool:
     return True
 
 
-def _v239(x: object) -> bool:
+def _v248(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/max_turns_without_result
     if not (_is_integer(x)):
         return False
@@ -121,7 +121,7 @@ def _v239(x: object) -> bool:
     return True
 
 
-def _v240(x: object) -> bool:
+def _v249(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/max_minutes_without_result
     if not (_is_integer(x)):
         return False
@@ -133,7 +133,7 @@ def _v240(x: object) -> bool:
     return True
 
 
-def _v241(x: object) -> bool:
+def _v250(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/deadline_minutes
     if not (_is_integer(x)):
         return False
@@ -145,7 +145,7 @@ def _v241(x: object) -> bool:
     return True
 
 
-def _v242(x: object) -> bool:
+def _v251(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/token_budget
     if not (_is_integer(x)):
         return False
@@ -157,21 +157,21 @@ def _v242(x: object) -> bool:
     return True
 
 
-def _v243(x: object) -> bool:
+def _v252(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/network
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v244(x: object) -> bool:
+def _v253(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/credential
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v246(x: object) -> bool:
+def _v255(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/provider
     if not (isinstance(x, str)):
         return False
@@ -183,7 +183,7 @@ def _v246(x: object) -> bool:
     return True
 
 
-def _v247(x: object) -> bool:
+def _v256(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/max_cost_tier
     if not (_is_integer(x)):
         return False
@@ -195,14 +195,14 @@ def _v247(x: object) -> bool:
     return True
 
 
-def _v249(x: object) -> bool:
+def _v258(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v248(x: object) -> bool:
+def _v257(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/require_tags
     if not (isinstance(x, list)):
         return False
@@ -210,21 +210,21 @@ def _v248(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v249(v):
+            if not _v258(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v251(x: object) -> bool:
+def _v260(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v250(x: object) -> bool:
+def _v259(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route/properties/order
     if not (isinstance(x, list)):
         return False
@@ -232,25 +232,25 @@ def _v250(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v251(v):
+            if not _v260(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v245(x: object) -> bool:
+def _v254(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/route
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'provider' in x and not _v246(x['provider']):
+        if 'provider' in x and not _v255(x['provider']):
             return False
-        if 'max_cost_tier' in x and not _v247(x['max_cost_tier']):
+        if 'max_cost_tier' in x and not _v256(x['max_cost_tier']):
             return False
-        if 'require_tags' in x and not _v248(x['require_tags']):
+        if 'require_tags' in x and not _v257(x['require_tags']):
             return False
-        if 'order' in x and not _v250(x['order']):
+        if 'order' in x and not _v259(x['order']):
             return False
         for k in x:
             if k not in ('provider', 'max_cost_tier', 'require_tags', 'order'):
@@ -258,14 +258,14 @@ def _v245(x: object) -> bool:
     return True
 
 
-def _v252(x: object) -> bool:
+def _v261(x: object) -> bool:
     # config#/properties/roles/additionalProperties/properties/limits
-    if not _m_defs._v253(x):
+    if not _m_defs._v262(x):
         return False
     return True
 
 
-def _v260(x: object) -> bool:
+def _v269(x: object) -> bool:
     # config#/properties/roles/additionalProperties/then
     if isinstance(x, dict):
         for k in ('argv',):
@@ -274,7 +274,7 @@ def _v260(x: object) -> bool:
     return True
 
 
-def _v262(x: object) -> bool:
+def _v271(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else/not
     if isinstance(x, dict):
         for k in ('argv',):
@@ -283,29 +283,29 @@ def _v262(x: object) -> bool:
     return True
 
 
-def _v261(x: object) -> bool:
+def _v270(x: object) -> bool:
     # config#/properties/roles/additionalProperties/else
-    if _v262(x):
+    if _v271(x):
         return False
     return True
 
 
-def _v264(x: object) -> bool:
+def _v273(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if/properties/transport
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v263(x: object) -> bool:
+def _v272(x: object) -> bool:
     # config#/properties/roles/additionalProperties/if
     if isinstance(x, dict):
-        if 'transport' in x and not _v264(x['transport']):
+        if 'transport' in x and not _v273(x['transport']):
             return False
     return True
 
 
-def _v231(x: object) -> bool:
+def _v240(x: object) -> bool:
     # config#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -313,54 +313,54 @@ def _v231(x: object) -> bool:
         for k in ('model', 'transport', 'sandbox'):
             if k not in x:
                 return False
-        if 'model' in x and not _v232(x['model']):
+        if 'model' in x and not _v241(x['model']):
             return False
-        if 'endpoint' in x and not _v233(x['endpoint']):
+        if 'endpoint' in x and not _v242(x['endpoint']):
             return False
-        if 'transport' in x and not _v234(x['transport']):
+        if 'transport' in x and not _v243(x['transport']):
             return False
-        if 'sandbox' in x and not _v235(x['sandbox']):
+        if 'sandbox' in x and not _v244(x['sandbox']):
             return False
-        if 'argv' in x and not _v236(x['argv']):
+        if 'argv' in x and not _v245(x['argv']):
             return False
-        if 'instructions' in x and not _v238(x['instructions']):
+        if 'instructions' in x and not _v247(x['instructions']):
             return False
-        if 'max_turns_without_result' in x and not _v239(x['max_turns_without_result']):
+        if 'max_turns_without_result' in x and not _v248(x['max_turns_without_result']):
             return False
-        if 'max_minutes_without_result' in x and not _v240(x['max_minutes_without_result']):
+        if 'max_minutes_without_result' in x and not _v249(x['max_minutes_without_result']):
             return False
-        if 'deadline_minutes' in x and not _v241(x['deadline_minutes']):
+        if 'deadline_minutes' in x and not _v250(x['deadline_minutes']):
             return False
-        if 'token_budget' in x and not _v242(x['token_budget']):
+        if 'token_budget' in x and not _v251(x['token_budget']):
             return False
-        if 'network' in x and not _v243(x['network']):
+        if 'network' in x and not _v252(x['network']):
             return False
-        if 'credential' in x and not _v244(x['credential']):
+        if 'credential' in x and not _v253(x['credential']):
             return False
-        if 'route' in x and not _v245(x['route']):
+        if 'route' in x and not _v254(x['route']):
             return False
-        if 'limits' in x and not _v252(x['limits']):
+        if 'limits' in x and not _v261(x['limits']):
             return False
         for k in x:
             if k not in ('model', 'endpoint', 'transport', 'sandbox', 'argv', 'instructions', 'max_turns_without_result', 'max_minutes_without_result', 'deadline_minutes', 'token_budget', 'network', 'credential', 'route', 'limits'):
                 return False
-    if _v263(x):
-        if not _v260(x):
+    if _v272(x):
+        if not _v269(x):
             return False
     else:
-        if not _v261(x):
+        if not _v270(x):
             return False
     return True
 
 
-def _v265(x: object) -> bool:
+def _v274(x: object) -> bool:
     # config#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v230(x: object) -> bool:
+def _v239(x: object) -> bool:
     # config#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -370,22 +370,22 @@ def _v230(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v231(v):
+            if k not in () and not _v240(v):
                 return False
         for k in x:
-            if not _v265(k):
+            if not _v274(k):
                 return False
     return True
 
 
-def _v267(x: object) -> bool:
+def _v276(x: object) -> bool:
     # config#/properties/advisor/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v266(x: object) -> bool:
+def _v275(x: object) -> bool:
     # config#/properties/advisor
     if not (isinstance(x, dict)):
         return False
@@ -393,7 +393,7 @@ def _v266(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v267(x['role']):
+        if 'role' in x and not _v276(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -401,14 +401,14 @@ def _v266(x: object) -> bool:
     return True
 
 
-def _v269(x: object) -> bool:
+def _v278(x: object) -> bool:
     # config#/properties/worker/properties/role
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v268(x: object) -> bool:
+def _v277(x: object) -> bool:
     # config#/properties/worker
     if not (isinstance(x, dict)):
         return False
@@ -416,7 +416,7 @@ def _v268(x: object) -> bool:
         for k in ('role',):
             if k not in x:
                 return False
-        if 'role' in x and not _v269(x['role']):
+        if 'role' in x and not _v278(x['role']):
             return False
         for k in x:
             if k not in ('role',):
@@ -424,7 +424,7 @@ def _v268(x: object) -> bool:
     return True
 
 
-def _v271(x: object) -> bool:
+def _v280(x: object) -> bool:
     # config#/properties/pool/properties/max_workers
     if not (_is_integer(x)):
         return False
@@ -436,7 +436,7 @@ def _v271(x: object) -> bool:
     return True
 
 
-def _v272(x: object) -> bool:
+def _v281(x: object) -> bool:
     # config#/properties/pool/properties/tick_seconds
     if not (_is_integer(x)):
         return False
@@ -448,7 +448,7 @@ def _v272(x: object) -> bool:
     return True
 
 
-def _v270(x: object) -> bool:
+def _v279(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
         return False
@@ -456,9 +456,9 @@ def _v270(x: object) -> bool:
         for k in ('max_workers',):
             if k not in x:
                 return False
-        if 'max_workers' in x and not _v271(x['max_workers']):
+        if 'max_workers' in x and not _v280(x['max_workers']):
             return False
-        if 'tick_seconds' in x and not _v272(x['tick_seconds']):
+        if 'tick_seconds' in x and not _v281(x['tick_seconds']):
             return False
         for k in x:
             if k not in ('max_workers', 'tick_seconds'):
@@ -466,7 +466,7 @@ def _v270(x: object) -> bool:
     return True
 
 
-def _v274(x: object) -> bool:
+def _v283(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -478,7 +478,7 @@ def _v274(x: object) -> bool:
     return True
 
 
-def _v273(x: object) -> bool:
+def _v282(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -486,7 +486,7 @@ def _v273(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v274(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v283(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -494,7 +494,7 @@ def _v273(x: object) -> bool:
     return True
 
 
-def _v276(x: object) -> bool:
+def _v285(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -508,7 +508,7 @@ def _v276(x: object) -> bool:
     return True
 
 
-def _v277(x: object) -> bool:
+def _v286(x: object) -> bool:
     # config#/properties/worktrees/properties/gc_after_days
     if not (_is_integer(x)):
         return False
@@ -520,23 +520,23 @@ def _v277(x: object) -> bool:
     return True
 
 
-def _v278(x: object) -> bool:
+def _v287(x: object) -> bool:
     # config#/properties/worktrees/properties/archive_bundles
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v275(x: object) -> bool:
+def _v284(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'directory' in x and not _v276(x['directory']):
+        if 'directory' in x and not _v285(x['directory']):
             return False
-        if 'gc_after_days' in x and not _v277(x['gc_after_days']):
+        if 'gc_after_days' in x and not _v286(x['gc_after_days']):
             return False
-        if 'archive_bundles' in x and not _v278(x['archive_bundles']):
+        if 'archive_bundles' in x and not _v287(x['archive_bundles']):
             return False
         for k in x:
             if k not in ('directory', 'gc_after_days', 'archive_bundles'):
@@ -544,14 +544,14 @@ def _v275(x: object) -> bool:
     return True
 
 
-def _v280(x: object) -> bool:
+def _v289(x: object) -> bool:
     # config#/properties/store/properties/backend
     if not any(_eq(x, c) for c in _C4):
         return False
     return True
 
 
-def _v282(x: object) -> bool:
+def _v291(x: object) -> bool:
     # config#/properties/store/properties/endpoints/items
     if not (isinstance(x, str)):
         return False
@@ -561,7 +561,7 @@ def _v282(x: object) -> bool:
     return True
 
 
-def _v281(x: object) -> bool:
+def _v290(x: object) -> bool:
     # config#/properties/store/properties/endpoints
     if not (isinstance(x, list)):
         return False
@@ -571,12 +571,12 @@ def _v281(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v282(v):
+            if not _v291(v):
                 return False
     return True
 
 
-def _v283(x: object) -> bool:
+def _v292(x: object) -> bool:
     # config#/properties/store/properties/prefix
     if not (isinstance(x, str)):
         return False
@@ -588,16 +588,16 @@ def _v283(x: object) -> bool:
     return True
 
 
-def _v279(x: object) -> bool:
+def _v288(x: object) -> bool:
     # config#/properties/store
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'backend' in x and not _v280(x['backend']):
+        if 'backend' in x and not _v289(x['backend']):
             return False
-        if 'endpoints' in x and not _v281(x['endpoints']):
+        if 'endpoints' in x and not _v290(x['endpoints']):
             return False
-        if 'prefix' in x and not _v283(x['prefix']):
+        if 'prefix' in x and not _v292(x['prefix']):
             return False
         for k in x:
             if k not in ('backend', 'endpoints', 'prefix'):
@@ -605,7 +605,7 @@ def _v279(x: object) -> bool:
     return True
 
 
-def _v285(x: object) -> bool:
+def _v294(x: object) -> bool:
     # config#/properties/retention/properties/compact_after_days
     if not (_is_integer(x)):
         return False
@@ -617,12 +617,12 @@ def _v285(x: object) -> bool:
     return True
 
 
-def _v284(x: object) -> bool:
+def _v293(x: object) -> bool:
     # config#/properties/retention
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'compact_after_days' in x and not _v285(x['compact_after_days']):
+        if 'compact_after_days' in x and not _v294(x['compact_after_days']):
             return False
         for k in x:
             if k not in ('compact_after_days',):
@@ -630,35 +630,35 @@ def _v284(x: object) -> bool:
     return True
 
 
-def _v288(x: object) -> bool:
+def _v297(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v289(x: object) -> bool:
+def _v298(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v290(x: object) -> bool:
+def _v299(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v291(x: object) -> bool:
+def _v300(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
     if not any(_eq(x, c) for c in _C6):
         return False
     return True
 
 
-def _v292(x: object) -> bool:
+def _v301(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
@@ -668,7 +668,7 @@ def _v292(x: object) -> bool:
     return True
 
 
-def _v293(x: object) -> bool:
+def _v302(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -680,14 +680,14 @@ def _v293(x: object) -> bool:
     return True
 
 
-def _v295(x: object) -> bool:
+def _v304(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v294(x: object) -> bool:
+def _v303(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -695,21 +695,21 @@ def _v294(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v295(v):
+            if not _v304(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v297(x: object) -> bool:
+def _v306(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v298(x: object) -> bool:
+def _v307(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -719,7 +719,7 @@ def _v298(x: object) -> bool:
     return True
 
 
-def _v296(x: object) -> bool:
+def _v305(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -727,15 +727,15 @@ def _v296(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v297(v):
+            if k not in () and not _v306(v):
                 return False
         for k in x:
-            if not _v298(k):
+            if not _v307(k):
                 return False
     return True
 
 
-def _v300(x: object) -> bool:
+def _v309(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -749,7 +749,7 @@ def _v300(x: object) -> bool:
     return True
 
 
-def _v299(x: object) -> bool:
+def _v308(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -759,12 +759,12 @@ def _v299(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v300(v):
+            if not _v309(v):
                 return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v310(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -776,14 +776,14 @@ def _v301(x: object) -> bool:
     return True
 
 
-def _v302(x: object) -> bool:
+def _v311(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe_network
     if not any(_eq(x, c) for c in _C7):
         return False
     return True
 
 
-def _v287(x: object) -> bool:
+def _v296(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -791,27 +791,27 @@ def _v287(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v288(x['family']):
+        if 'family' in x and not _v297(x['family']):
             return False
-        if 'enabled' in x and not _v289(x['enabled']):
+        if 'enabled' in x and not _v298(x['enabled']):
             return False
-        if 'endpoint' in x and not _v290(x['endpoint']):
+        if 'endpoint' in x and not _v299(x['endpoint']):
             return False
-        if 'auth' in x and not _v291(x['auth']):
+        if 'auth' in x and not _v300(x['auth']):
             return False
-        if 'key_env' in x and not _v292(x['key_env']):
+        if 'key_env' in x and not _v301(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v293(x['cost_tier']):
+        if 'cost_tier' in x and not _v302(x['cost_tier']):
             return False
-        if 'tags' in x and not _v294(x['tags']):
+        if 'tags' in x and not _v303(x['tags']):
             return False
-        if 'models' in x and not _v296(x['models']):
+        if 'models' in x and not _v305(x['models']):
             return False
-        if 'quota_probe' in x and not _v299(x['quota_probe']):
+        if 'quota_probe' in x and not _v308(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v301(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v310(x['quota_skip_at']):
             return False
-        if 'quota_probe_network' in x and not _v302(x['quota_probe_network']):
+        if 'quota_probe_network' in x and not _v311(x['quota_probe_network']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at', 'quota_probe_network'):
@@ -819,14 +819,14 @@ def _v287(x: object) -> bool:
     return True
 
 
-def _v303(x: object) -> bool:
+def _v312(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v286(x: object) -> bool:
+def _v295(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -834,22 +834,22 @@ def _v286(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v287(v):
+            if k not in () and not _v296(v):
                 return False
         for k in x:
-            if not _v303(k):
+            if not _v312(k):
                 return False
     return True
 
 
-def _v306(x: object) -> bool:
+def _v315(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v305(x: object) -> bool:
+def _v314(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -857,21 +857,21 @@ def _v305(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v306(v):
+            if not _v315(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v307(x: object) -> bool:
+def _v316(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v308(x: object) -> bool:
+def _v317(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -883,7 +883,7 @@ def _v308(x: object) -> bool:
     return True
 
 
-def _v309(x: object) -> bool:
+def _v318(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -895,18 +895,18 @@ def _v309(x: object) -> bool:
     return True
 
 
-def _v304(x: object) -> bool:
+def _v313(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v305(x['order']):
+        if 'order' in x and not _v314(x['order']):
             return False
-        if 'active' in x and not _v307(x['active']):
+        if 'active' in x and not _v316(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v308(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v317(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v309(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v318(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -914,7 +914,7 @@ def _v304(x: object) -> bool:
     return True
 
 
-def _v313(x: object) -> bool:
+def _v322(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -928,7 +928,7 @@ def _v313(x: object) -> bool:
     return True
 
 
-def _v312(x: object) -> bool:
+def _v321(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -938,12 +938,12 @@ def _v312(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v313(v):
+            if not _v322(v):
                 return False
     return True
 
 
-def _v311(x: object) -> bool:
+def _v320(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -953,12 +953,12 @@ def _v311(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v312(v):
+            if not _v321(v):
                 return False
     return True
 
 
-def _v314(x: object) -> bool:
+def _v323(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -970,7 +970,7 @@ def _v314(x: object) -> bool:
     return True
 
 
-def _v315(x: object) -> bool:
+def _v324(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -982,14 +982,14 @@ def _v315(x: object) -> bool:
     return True
 
 
-def _v317(x: object) -> bool:
+def _v326(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v316(x: object) -> bool:
+def _v325(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -997,12 +997,12 @@ def _v316(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v317(v):
+            if not _v326(v):
                 return False
     return True
 
 
-def _v310(x: object) -> bool:
+def _v319(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -1010,13 +1010,13 @@ def _v310(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v311(x['commands']):
+        if 'commands' in x and not _v320(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v314(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v323(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v315(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v324(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v316(x['show']):
+        if 'show' in x and not _v325(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -1024,7 +1024,7 @@ def _v310(x: object) -> bool:
     return True
 
 
-def _v319(x: object) -> bool:
+def _v328(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
@@ -1036,21 +1036,21 @@ def _v319(x: object) -> bool:
     return True
 
 
-def _v320(x: object) -> bool:
+def _v329(x: object) -> bool:
     # config#/properties/merge/properties/mode
     if not any(_eq(x, c) for c in _C8):
         return False
     return True
 
 
-def _v318(x: object) -> bool:
+def _v327(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v319(x['into']):
+        if 'into' in x and not _v328(x['into']):
             return False
-        if 'mode' in x and not _v320(x['mode']):
+        if 'mode' in x and not _v329(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -1058,7 +1058,7 @@ def _v318(x: object) -> bool:
     return True
 
 
-def _v322(x: object) -> bool:
+def _v331(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -1070,7 +1070,7 @@ def _v322(x: object) -> bool:
     return True
 
 
-def _v323(x: object) -> bool:
+def _v332(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -1082,7 +1082,7 @@ def _v323(x: object) -> bool:
     return True
 
 
-def _v324(x: object) -> bool:
+def _v333(x: object) -> bool:
     # config#/properties/proxy/properties/request_deadline_s
     if not (_is_number(x)):
         return False
@@ -1094,25 +1094,25 @@ def _v324(x: object) -> bool:
     return True
 
 
-def _v325(x: object) -> bool:
+def _v334(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v321(x: object) -> bool:
+def _v330(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v322(x['port']):
+        if 'port' in x and not _v331(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v323(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v332(x['max_request_bytes']):
             return False
-        if 'request_deadline_s' in x and not _v324(x['request_deadline_s']):
+        if 'request_deadline_s' in x and not _v333(x['request_deadline_s']):
             return False
-        if 'workers' in x and not _v325(x['workers']):
+        if 'workers' in x and not _v334(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'request_deadline_s', 'workers'):
@@ -1120,21 +1120,21 @@ def _v321(x: object) -> bool:
     return True
 
 
-def _v326(x: object) -> bool:
+def _v335(x: object) -> bool:
     # config#/properties/limits
-    if not _m_defs._v253(x):
+    if not _m_defs._v262(x):
         return False
     return True
 
 
-def _v327(x: object) -> bool:
+def _v336(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v228(x: object) -> bool:
+def _v237(x: object) -> bool:
     # config#
     if not (isinstance(x, dict)):
         return False
@@ -1142,37 +1142,37 @@ def _v228(x: object) -> bool:
         for k in ('advisor', 'format', 'lease', 'pool', 'roles', 'worker'):
             if k not in x:
                 return False
-        if 'format' in x and not _v229(x['format']):
+        if 'format' in x and not _v238(x['format']):
             return False
-        if 'roles' in x and not _v230(x['roles']):
+        if 'roles' in x and not _v239(x['roles']):
             return False
-        if 'advisor' in x and not _v266(x['advisor']):
+        if 'advisor' in x and not _v275(x['advisor']):
             return False
-        if 'worker' in x and not _v268(x['worker']):
+        if 'worker' in x and not _v277(x['worker']):
             return False
-        if 'pool' in x and not _v270(x['pool']):
+        if 'pool' in x and not _v279(x['pool']):
             return False
-        if 'lease' in x and not _v273(x['lease']):
+        if 'lease' in x and not _v282(x['lease']):
             return False
-        if 'worktrees' in x and not _v275(x['worktrees']):
+        if 'worktrees' in x and not _v284(x['worktrees']):
             return False
-        if 'store' in x and not _v279(x['store']):
+        if 'store' in x and not _v288(x['store']):
             return False
-        if 'retention' in x and not _v284(x['retention']):
+        if 'retention' in x and not _v293(x['retention']):
             return False
-        if 'providers' in x and not _v286(x['providers']):
+        if 'providers' in x and not _v295(x['providers']):
             return False
-        if 'routing' in x and not _v304(x['routing']):
+        if 'routing' in x and not _v313(x['routing']):
             return False
-        if 'verify' in x and not _v310(x['verify']):
+        if 'verify' in x and not _v319(x['verify']):
             return False
-        if 'merge' in x and not _v318(x['merge']):
+        if 'merge' in x and not _v327(x['merge']):
             return False
-        if 'proxy' in x and not _v321(x['proxy']):
+        if 'proxy' in x and not _v330(x['proxy']):
             return False
-        if 'limits' in x and not _v326(x['limits']):
+        if 'limits' in x and not _v335(x['limits']):
             return False
-        if 'notify' in x and not _v327(x['notify']):
+        if 'notify' in x and not _v336(x['notify']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'store', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):
@@ -1181,5 +1181,5 @@ def _v228(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'config': _v228,
+    'config': _v237,
 }

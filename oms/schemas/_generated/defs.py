@@ -718,64 +718,64 @@ def _v139(x: object) -> bool:
     return True
 
 
-def _v254(x: object) -> bool:
+def _v263(x: object) -> bool:
     # defs#/$defs/limits_table/properties/pids
     if not _v64(x):
         return False
     return True
 
 
-def _v255(x: object) -> bool:
+def _v264(x: object) -> bool:
     # defs#/$defs/limits_table/properties/memory_bytes
     if not _v66(x):
         return False
     return True
 
 
-def _v256(x: object) -> bool:
+def _v265(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cpu_weight
     if not _v68(x):
         return False
     return True
 
 
-def _v257(x: object) -> bool:
+def _v266(x: object) -> bool:
     # defs#/$defs/limits_table/properties/disk_bytes
     if not _v70(x):
         return False
     return True
 
 
-def _v258(x: object) -> bool:
+def _v267(x: object) -> bool:
     # defs#/$defs/limits_table/properties/file_bytes
     if not _v72(x):
         return False
     return True
 
 
-def _v259(x: object) -> bool:
+def _v268(x: object) -> bool:
     # defs#/$defs/limits_table/properties/cgroup
     if not _v74(x):
         return False
     return True
 
 
-def _v253(x: object) -> bool:
+def _v262(x: object) -> bool:
     # defs#/$defs/limits_table
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'pids' in x and not _v254(x['pids']):
+        if 'pids' in x and not _v263(x['pids']):
             return False
-        if 'memory_bytes' in x and not _v255(x['memory_bytes']):
+        if 'memory_bytes' in x and not _v264(x['memory_bytes']):
             return False
-        if 'cpu_weight' in x and not _v256(x['cpu_weight']):
+        if 'cpu_weight' in x and not _v265(x['cpu_weight']):
             return False
-        if 'disk_bytes' in x and not _v257(x['disk_bytes']):
+        if 'disk_bytes' in x and not _v266(x['disk_bytes']):
             return False
-        if 'file_bytes' in x and not _v258(x['file_bytes']):
+        if 'file_bytes' in x and not _v267(x['file_bytes']):
             return False
-        if 'cgroup' in x and not _v259(x['cgroup']):
+        if 'cgroup' in x and not _v268(x['cgroup']):
             return False
         for k in x:
             if k not in ('pids', 'memory_bytes', 'cpu_weight', 'disk_bytes', 'file_bytes', 'cgroup'):
@@ -783,12 +783,12 @@ def _v253(x: object) -> bool:
     return True
 
 
-def _v328(x: object) -> bool:
+def _v337(x: object) -> bool:
     # defs#
     return True
 
 
-def _v329(x: object) -> bool:
+def _v338(x: object) -> bool:
     # defs#/$defs/host_name
     if not (isinstance(x, str)):
         return False
@@ -802,7 +802,7 @@ def _v329(x: object) -> bool:
     return True
 
 
-def _v330(x: object) -> bool:
+def _v339(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -812,7 +812,7 @@ def _v330(x: object) -> bool:
     return True
 
 
-def _v331(x: object) -> bool:
+def _v340(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -822,7 +822,7 @@ def _v331(x: object) -> bool:
     return True
 
 
-def _v332(x: object) -> bool:
+def _v341(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -832,7 +832,7 @@ def _v332(x: object) -> bool:
     return True
 
 
-def _v333(x: object) -> bool:
+def _v342(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -842,7 +842,7 @@ def _v333(x: object) -> bool:
     return True
 
 
-def _v334(x: object) -> bool:
+def _v343(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -855,43 +855,43 @@ def _v334(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v328,
+    'defs': _v337,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v334,
+    'defs#/$defs/base64': _v343,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/changes_requested': _v76,
     'defs#/$defs/commit': _v39,
     'defs#/$defs/count': _v11,
     'defs#/$defs/engine': _v28,
-    'defs#/$defs/host_name': _v329,
+    'defs#/$defs/host_name': _v338,
     'defs#/$defs/limit_cgroup': _v74,
     'defs#/$defs/limit_cpu_weight': _v68,
     'defs#/$defs/limit_disk_bytes': _v70,
     'defs#/$defs/limit_file_bytes': _v72,
     'defs#/$defs/limit_memory_bytes': _v66,
     'defs#/$defs/limit_pids': _v64,
-    'defs#/$defs/limits_table': _v253,
+    'defs#/$defs/limits_table': _v262,
     'defs#/$defs/model_endpoint': _v23,
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v332,
+    'defs#/$defs/pane_id': _v341,
     'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v333,
+    'defs#/$defs/public_key': _v342,
     'defs#/$defs/reason': _v124,
     'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v330,
+    'defs#/$defs/text': _v339,
     'defs#/$defs/timestamp': _v118,
     'defs#/$defs/title': _v93,
-    'defs#/$defs/token': _v331,
+    'defs#/$defs/token': _v340,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v102,

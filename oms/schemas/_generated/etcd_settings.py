@@ -18,7 +18,7 @@ _P0 = '^/'
 _P1 = '^[0-9a-f]{64}:[0-9a-f]{64}\\Z'
 
 
-def _v399(x: object) -> bool:
+def _v408(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/ca
     if not (isinstance(x, str)):
         return False
@@ -30,7 +30,7 @@ def _v399(x: object) -> bool:
     return True
 
 
-def _v400(x: object) -> bool:
+def _v409(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/cert
     if not (isinstance(x, str)):
         return False
@@ -42,7 +42,7 @@ def _v400(x: object) -> bool:
     return True
 
 
-def _v401(x: object) -> bool:
+def _v410(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/key
     if not (isinstance(x, str)):
         return False
@@ -54,18 +54,18 @@ def _v401(x: object) -> bool:
     return True
 
 
-def _v398(x: object) -> bool:
+def _v407(x: object) -> bool:
     # etcd-settings#/properties/tls
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         if len(x) < 1:
             return False
-        if 'ca' in x and not _v399(x['ca']):
+        if 'ca' in x and not _v408(x['ca']):
             return False
-        if 'cert' in x and not _v400(x['cert']):
+        if 'cert' in x and not _v409(x['cert']):
             return False
-        if 'key' in x and not _v401(x['key']):
+        if 'key' in x and not _v410(x['key']):
             return False
         for k in x:
             if k not in ('ca', 'cert', 'key'):
@@ -73,7 +73,7 @@ def _v398(x: object) -> bool:
     return True
 
 
-def _v403(x: object) -> bool:
+def _v412(x: object) -> bool:
     # etcd-settings#/properties/hosts/additionalProperties
     if not (isinstance(x, str)):
         return False
@@ -83,14 +83,14 @@ def _v403(x: object) -> bool:
     return True
 
 
-def _v404(x: object) -> bool:
+def _v413(x: object) -> bool:
     # etcd-settings#/properties/hosts/propertyNames
-    if not _m_defs._v329(x):
+    if not _m_defs._v338(x):
         return False
     return True
 
 
-def _v402(x: object) -> bool:
+def _v411(x: object) -> bool:
     # etcd-settings#/properties/hosts
     if not (isinstance(x, dict)):
         return False
@@ -98,24 +98,24 @@ def _v402(x: object) -> bool:
         if len(x) > 256:
             return False
         for k, v in x.items():
-            if k not in () and not _v403(v):
+            if k not in () and not _v412(v):
                 return False
         for k in x:
-            if not _v404(k):
+            if not _v413(k):
                 return False
     return True
 
 
-def _v397(x: object) -> bool:
+def _v406(x: object) -> bool:
     # etcd-settings#
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         if len(x) < 1:
             return False
-        if 'tls' in x and not _v398(x['tls']):
+        if 'tls' in x and not _v407(x['tls']):
             return False
-        if 'hosts' in x and not _v402(x['hosts']):
+        if 'hosts' in x and not _v411(x['hosts']):
             return False
         for k in x:
             if k not in ('tls', 'hosts'):
@@ -124,5 +124,5 @@ def _v397(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'etcd-settings': _v397,
+    'etcd-settings': _v406,
 }

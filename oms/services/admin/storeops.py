@@ -1,8 +1,13 @@
-"""`oms store verify` and `oms store sweep`."""
+"""`oms store verify`, `oms store sweep` and `oms store pin-cluster`."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from oms.store.verify import Report, sweep, verify
+
+if TYPE_CHECKING:
+    from oms.domain import cluster_pins
 
 
 def verify_state(state_root: str, config_root: str | None = None) -> Report:
@@ -31,7 +36,7 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
         key_id, public = store.state.meta.key_id, store.state.meta.public_key
         key = line_key(store.state.root)  # the ledger entries' MACs (ADR 0043, `etcdledger`)
     line = LineKey(key_id, lambda: key)
-    backend = etcd_store(config, key_id, line, public)
+    backend = etcd_store(config, key_id, line, public, roots=(config_root, state_root))
     if backend is None:  # (backend == "etcd" always makes one)
         return report
     try:
@@ -45,6 +50,23 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
     for note in walked.notes:
         report.note("etcd", note)
     return report
+
+
+def pin_store_cluster(
+    state_root: str, config_root: str
+) -> tuple[str, cluster_pins.Pin, cluster_pins.Pin | None]:
+    """`oms store pin-cluster`: pin, in the person's own settings, the etcd cluster the
+    repository's committed `[store]` names for this state root (ADR 0043, amendment
+    `clusterpin`): the pin file, the pin, and the pin it replaced (None: the first)."""
+    from oms.services.workspace import Workspace
+    from oms.services.workspace.backend import pin_cluster
+    from oms.services.workspace.committed import committed_config
+
+    with Workspace.open(state_root, config_root, check_backend=False) as ws:
+        key_id = ws.store.state.meta.key_id
+        config = committed_config(ws.config_root, ws.head())
+        repository = ws.config_root
+    return pin_cluster(config, key_id, repository)
 
 
 def sweep_state(state_root: str) -> list[str]:

@@ -269,16 +269,15 @@ def prepare(
 
 def _store(d: DeliveryContext) -> JsonObject:
     """The store backend this launch writes the session through, for its supervisor to read it
-    there (`start_guard.backend_of`): the state root's, or the etcd cluster `[store]` names."""
-    if d.ws.store.backend is None:
-        return {"backend": "files"}
-    from oms.services.workspace.backend import default_prefix
+    there (`start_guard.backend_of`): the state root's, or the etcd cluster this workspace opened
+    — the one the person pinned (ADR 0043, amendment `clusterpin`), never what HEAD says now: a
+    commit changing `[store]` since does not move a worker to another cluster."""
+    from oms.adapters.etcd.store import EtcdStore
 
-    store = d.ws.config().store
-    if store.backend != "etcd":
+    backend = d.ws.store.backend
+    if not isinstance(backend, EtcdStore) or not backend.urls:
         return {"backend": "files"}
-    prefix = store.prefix or default_prefix(d.ws.store.state.meta.key_id)
-    return {"backend": "etcd", "endpoints": list(store.endpoints), "prefix": prefix}
+    return {"backend": "etcd", "endpoints": list(backend.urls), "prefix": backend.prefix}
 
 
 def _note(root: Root, rel: str, line: str) -> None:

@@ -132,7 +132,13 @@ class Workspace:
             return
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
-        found = etcd_store(config, state.meta.key_id, line, state.meta.public_key)
+        found = etcd_store(
+            config,
+            state.meta.key_id,
+            line,
+            state.meta.public_key,
+            roots=(self.config_root, state.root.path),
+        )
         if found is not None:
             self.ticket_keys = frozenset({state.meta.key_id, *found.pinned})
             self.binds_name = True

@@ -8,7 +8,10 @@ as if they were the store.
 
 What an https:// cluster is trusted by and shown (`client_tls`), and which other hosts' state keys
 vouch for what they wrote there (`pinned_hosts`), is the person's own `oms/etcd.toml`
-(`domain/etcd_settings.py`), never the committed configuration nor the cluster."""
+(`domain/etcd_settings.py`), never the committed configuration nor the cluster; and which cluster
+a state root may talk to at all is the person's own `oms/clusters.toml` (`pinned_clusters`,
+`domain/cluster_pins.py`, amendment `clusterpin`): a `[store]` naming another is refused before
+anything is sent."""
 
 from __future__ import annotations
 
@@ -17,10 +20,10 @@ from collections.abc import Sequence
 
 from oms.adapters.etcd.client import ClientTls, Etcd
 from oms.adapters.etcd.store import EtcdStore
-from oms.domain import etcd_settings
+from oms.domain import cluster_pins, etcd_settings
 from oms.domain.config import Config
 from oms.errors import ConfigError
-from oms.fsio.outside import file_signature, read_user_file
+from oms.fsio.outside import file_signature, read_user_file, replace_user_file
 from oms.limits import LIMITS
 from oms.store import Store
 from oms.store.backend import Backend
@@ -33,19 +36,83 @@ def default_prefix(key_id: str) -> str:
 
 
 def etcd_store(
-    config: Config, key_id: str, line: LineKey | None, public: bytes | None = None
+    config: Config,
+    key_id: str,
+    line: LineKey | None,
+    public: bytes | None = None,
+    *,
+    roots: tuple[str, str],
 ) -> EtcdStore | None:
     """The etcd store the configuration names, or None for the state root; `line`: the state
     root's line key, which its writes' ledger entries carry (ADR 0043, amendment `etcdledger`);
-    `public`: the state key's public half, which its evidence keys are checked against."""
+    `public`: the state key's public half, which its evidence keys are checked against; `roots`:
+    the repository and the state root, named in the command that pins the cluster. A cluster the
+    person has not pinned for this state root is refused before anything is sent to it
+    (`ClusterNotPinnedError`, amendment `clusterpin`)."""
     if config.store.backend != "etcd":
         return None
-    prefix = config.store.prefix or default_prefix(key_id)
     settings = person_settings()
-    found = etcd_at(config.store.endpoints, prefix, line, settings)
+    tls = client_tls(settings)
+    wanted = named_cluster(config, key_id, roots[0], None if tls is None else tls.ca)
+    path, pins = pinned_clusters()
+    cluster_pins.check(pins, wanted, path, pin_command(*roots))
+    found = EtcdStore(Etcd(wanted.endpoints, tls=tls), wanted.prefix, line)
+    found.urls = wanted.endpoints
     found.public = public
     found.pinned = {} if settings is None else settings.hosts
     return found
+
+
+def named_cluster(
+    config: Config, key_id: str, repository: str, ca: bytes | None
+) -> cluster_pins.Pin:
+    """The cluster the committed `[store]` names for state key `key_id`, as a pin records it: its
+    members, its prefix resolved, and the CA bundle `ca` the person's `[tls]` trusts (None: the
+    system's)."""
+    endpoints = tuple(config.store.endpoints)
+    prefix = config.store.prefix or default_prefix(key_id)
+    return cluster_pins.Pin(
+        key_id, repository, endpoints, prefix, cluster_pins.ca_of(endpoints, ca)
+    )
+
+
+def pin_command(repository: str, state_root: str) -> str:
+    """The command that pins the cluster a repository's `[store]` names for its state root."""
+    return f"oms store pin-cluster --config-root {repository} --state-root {state_root}"
+
+
+def pinned_clusters() -> tuple[str, dict[str, cluster_pins.Pin]]:
+    """The person's pin file (`$XDG_CONFIG_HOME/oms/clusters.toml`) and its pins by state key id
+    (none when there is no such file). It must be the person's own and writable by nobody else,
+    and not in an agent's worktree (`read_user_file`); one that is not, or does not parse, is
+    refused in one line, never read as no pins."""
+    path = cluster_pins.pins_path(os.environ)
+    if file_signature(path) is None:
+        return path, {}
+    return path, cluster_pins.parse_pins(
+        read_user_file(path, LIMITS.config_bytes, private=True), path
+    )
+
+
+def pin_cluster(
+    config: Config, key_id: str, repository: str
+) -> tuple[str, cluster_pins.Pin, cluster_pins.Pin | None]:
+    """Pin the cluster the committed `[store]` names for state key `key_id` in the person's pin
+    file (`oms store pin-cluster`): the file, the pin and the one it replaced. Nothing is sent to
+    the cluster."""
+    if config.store.backend != "etcd":
+        raise ConfigError(
+            f"{repository}: the committed configuration names no etcd cluster ([store] backend "
+            f'is "{config.store.backend}"): nothing to pin',
+            hint='commit [store] backend = "etcd" with its endpoints first (README, "etcd")',
+        )
+    settings = person_settings()
+    named = None if settings is None or settings.tls is None else settings.tls.ca
+    ca = read_user_file(named, LIMITS.etcd_tls_file_bytes, trusted=True) if named else None
+    new = named_cluster(config, key_id, repository, ca)
+    path, pins = pinned_clusters()
+    replace_user_file(path, cluster_pins.render_pins(cluster_pins.add(pins, new, path)))
+    return path, new, pins.get(key_id)
 
 
 def etcd_at(
@@ -58,7 +125,9 @@ def etcd_at(
     spec names for its supervisor (`delivery/start_guard.backend_of`: it reads only, so it has no
     line key), spoken with the person's TLS settings when they name any (`client_tls`; `settings`:
     the person's settings already read)."""
-    return EtcdStore(Etcd(endpoints, tls=client_tls(settings)), prefix, line)
+    found = EtcdStore(Etcd(endpoints, tls=client_tls(settings)), prefix, line)
+    found.urls = tuple(endpoints)
+    return found
 
 
 def person_settings() -> etcd_settings.Settings | None:

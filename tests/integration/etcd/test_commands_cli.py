@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,15 +19,20 @@ from oms.services.workspace import Workspace
 from oms.store import Store
 from oms.store.verify import verify
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, free_ports, line_of
+from tests.etcd_cluster import Cluster, free_ports, line_of, pin_cluster
 from tests.helpers import OmsCommand, payload, ts
 
 
-def _use_etcd(chain: Chain, endpoints: list[str], prefix: str) -> None:
+def _use_etcd(chain: Chain, endpoints: list[str], prefix: str, home: Path | None = None) -> Path:
+    """Commit a `[store]` naming `endpoints` under `prefix`, and pin that cluster for the chain's
+    state root in the person's settings (`pin_cluster`: `home`, else `$XDG_CONFIG_HOME`, made a
+    folder of the test's own), as a person runs `oms store pin-cluster` once it is theirs (ADR
+    0043, amendment `clusterpin`): the settings home."""
     table = (
         f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(endpoints)}\nprefix = "{prefix}"\n'
     )
     chain.edit_config(lambda text: text + table, commit=True)
+    return pin_cluster(chain.repo, chain.state, home)
 
 
 def _oms(oms: OmsCommand, chain: Chain, *args: str) -> tuple[int, str]:

@@ -33,16 +33,10 @@ from tests.chain import Chain
 from tests.cli.test_json_shapes import problems
 from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, eventually
+from tests.integration.etcd.test_commands_cli import _use_etcd
 
 SESSION = "11111111-2222-4333-8444-555555555555"
 OLD_BEAT = host_rules.beat("host-a", "2020-01-01T00:00:00.000Z", 1)  # a beat long due
-
-
-def _use_etcd(chain: Chain, endpoints: list[str], prefix: str) -> None:
-    table = (
-        f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(endpoints)}\nprefix = "{prefix}"\n'
-    )
-    chain.edit_config(lambda text: text + table, commit=True)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from oms.domain import workers as worker_machine
 from oms.errors import EtcdError
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store.payloads import as_json
-from tests.etcd_cluster import ETCD, Cluster
+from tests.etcd_cluster import ETCD, Cluster, settings_of
 from tests.helpers import eventually
 from tests.hosts_rig import HOSTS, Host, Network, Rig, make_rig, needs_netns, netns_problem
 
@@ -257,7 +257,10 @@ def _worker_of(host: Host) -> str:
         "provider_mode": "command",
         "worktree_id": "wt-x",
     }
-    with Workspace.open(str(host.state), str(host.repo), etcd=True) as ws:
+    with (
+        settings_of(host.config_home),
+        Workspace.open(str(host.state), str(host.repo), etcd=True) as ws,
+    ):
         ws.host_name = host.name
         payload = worker_machine.new(dispatch_id, dispatch, updated_at=ws.now(), host=host.name)
         ws.store.records("worker").create(

@@ -19,7 +19,7 @@ from oms.services.chain import providers as provider_records
 from oms.services.proxy.admit import attempt
 from oms.services.proxy.rests import Rests
 from tests.chain import accepted
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, pin_cluster
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, on_etcd
 
@@ -94,10 +94,12 @@ def test_a_dispatch_cancelled_on_another_host_is_fenced_everywhere_and_ended_onc
     dispatch_id, event_id = accepted(on_etcd)
     other = on_etcd.base / "state-b"
     init(str(other), str(on_etcd.repo))
+    home_b = pin_cluster(on_etcd.repo, other, on_etcd.base / "config-b")  # host b's settings
+    env_b = {"OMS_HOST": "host-b", "XDG_CONFIG_HOME": str(home_b)}
     try:
         where_b = ("--state-root", str(other), "--config-root", str(on_etcd.repo))
         done = oms.run("dispatch", "cancel", dispatch_id, "--reason", "not wanted", "--json",
-                       *where_b, env={"OMS_HOST": "host-b"})  # fmt: skip
+                       *where_b, env=env_b)  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
         assert json.loads(done.stdout)["dispatch"]["state"] == "cancelled"
         with on_etcd.workspace() as ws:
@@ -114,7 +116,7 @@ def test_a_dispatch_cancelled_on_another_host_is_fenced_everywhere_and_ended_onc
         assert "Traceback" not in done.stdout + done.stderr
         assert not (on_etcd.state / "panes" / f"{dispatch_id}.launch.json").exists()
         again = oms.run("dispatch", "cancel", dispatch_id, "--reason", "twice", *where_b,
-                        env={"OMS_HOST": "host-b"})  # fmt: skip
+                        env=env_b)  # fmt: skip
         out = (again.stdout + again.stderr).strip()
         assert again.returncode != 0, out
         assert len(out.splitlines()) == 1, out

@@ -35,7 +35,7 @@ from oms.store import Store
 from oms.store.anchor import anchor_dir
 from oms.store.payloads import as_json, ticket_payload
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, free_ports
+from tests.etcd_cluster import Cluster, free_ports, pin_cluster
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
 
@@ -72,7 +72,7 @@ def _pin_each_on_the_other(oms: OmsCommand, hosts: dict[str, Chain]) -> dict[str
         (home / "oms").mkdir(parents=True)
         others = [line for other, line in sorted(lines.items()) if other != host]
         (home / "oms" / "etcd.toml").write_text("[hosts]\n" + "\n".join(others) + "\n")
-        homes[host] = home
+        homes[host] = pin_cluster(where.repo, where.state, home)  # its cluster, as each pins it
     return homes
 
 
@@ -81,6 +81,7 @@ def _second_host(chain: Chain) -> Iterator[Chain]:
     socket and anchor)."""
     other = dataclasses.replace(chain, state=chain.base / "state-b")
     init(str(other.state), str(chain.repo))
+    pin_cluster(chain.repo, other.state)  # one clone, two state roots: one settings home
     try:
         yield other
     finally:
@@ -290,14 +291,13 @@ def test_a_ticket_added_in_one_hosts_clone_is_every_clones_on_a_store_the_reposi
         added = tickets.add(ws, "Added on host a", "")
         meta = ws.store.state.meta
     assert ticket_payload(added).get("added_by") == meta.key_id
+    settings = pin_cluster(clone, chain.base / "state-b", chain.base / "config-b")  # host b's
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(settings))
     with Workspace.open(str(chain.base / "state-b"), str(clone), etcd=True) as ws:
         with pytest.raises(OtherRepositoryError):  # host a's key not pinned yet
             tickets.get(ws, added.record_id)
-    settings = chain.base / "config-b"
-    (settings / "oms").mkdir(parents=True)
     pin = f'[hosts]\nhost-a = "{meta.key_id}:{meta.public_key.hex()}"\n'
     (settings / "oms" / "etcd.toml").write_text(pin)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(settings))
     with Workspace.open(str(chain.base / "state-b"), str(clone), etcd=True) as ws:
         assert ws.config_root != str(chain.repo)
         found = tickets.get(ws, added.record_id)

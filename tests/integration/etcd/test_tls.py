@@ -88,11 +88,12 @@ def _settings(home: Path, ca: Path, client: Leaf | None) -> dict[str, str]:
     return {"XDG_CONFIG_HOME": str(home)}
 
 
-def _use_etcd(chain: Chain, endpoints: list[str], prefix: str) -> None:
-    table = (
-        f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(endpoints)}\nprefix = "{prefix}"\n'
-    )
-    chain.edit_config(lambda text: text + table, commit=True)
+def _use_etcd(chain: Chain, endpoints: list[str], prefix: str, env: dict[str, str]) -> None:
+    """Commit `[store]` and pin its cluster with the person's TLS settings `env` names."""
+    from tests.integration.etcd.test_commands_cli import _use_etcd as committed_and_pinned
+
+    home = env.get("XDG_CONFIG_HOME")
+    committed_and_pinned(chain, endpoints, prefix, None if home is None else Path(home))
 
 
 def _oms(oms: OmsCommand, chain: Chain, env: dict[str, str], *args: str) -> tuple[int, str]:
@@ -115,7 +116,7 @@ def test_commands_run_over_tls_with_a_client_certificate(
     chain: Chain, oms: OmsCommand, tls_cluster: Cluster, pki: Pki, tmp_path: Path
 ) -> None:
     env = _settings(tmp_path / "config", pki.ca.cert_path, pki.client)
-    _use_etcd(chain, tls_cluster.endpoints, "/oms-tls/ok/")
+    _use_etcd(chain, tls_cluster.endpoints, "/oms-tls/ok/", env)
     for title in ("First", "Second"):
         code, out = _oms(oms, chain, env, "ticket", "add", "--title", title, "--no-body")
         assert code == 0, out
@@ -166,7 +167,7 @@ def test_a_refused_handshake_is_one_line_naming_the_endpoint_and_the_fix(
         "a CA that did not sign the members": (pki.rogue, pki.client),
     }[case]
     env = _settings(tmp_path / "config", ca.cert_path, client)
-    _use_etcd(chain, tls_cluster.endpoints, "/oms-tls/refused/")
+    _use_etcd(chain, tls_cluster.endpoints, "/oms-tls/refused/", env)
     for args in (("ticket", "add", "--title", "No", "--no-body"), ("status",), ("store", "verify")):
         started = time.monotonic()
         code, out = _oms(oms, chain, env, *args)
@@ -202,7 +203,7 @@ def test_a_member_whose_certificate_the_ca_did_not_sign_is_refused(
     try:
         impostor.start_all()
         env = _settings(tmp_path / "config", pki.ca.cert_path, pki.client)
-        _use_etcd(chain, impostor.endpoints, "/oms-tls/impostor/")
+        _use_etcd(chain, impostor.endpoints, "/oms-tls/impostor/", env)
         code, out = _oms(oms, chain, env, "ticket", "add", "--title", "No", "--no-body")
     finally:
         impostor.stop()
@@ -218,7 +219,7 @@ def test_plain_http_to_a_tls_member_says_to_name_it_https(
     chain: Chain, oms: OmsCommand, tls_cluster: Cluster
 ) -> None:
     plain = [url.replace("https://", "http://") for url in tls_cluster.endpoints]
-    _use_etcd(chain, plain, "/oms-tls/plain/")
+    _use_etcd(chain, plain, "/oms-tls/plain/", {})
     code, out = _oms(oms, chain, {}, "ticket", "list")
     assert code != 0, out
     _one_line_error(out)
@@ -232,7 +233,7 @@ def test_the_persons_tls_settings_refuse_a_plain_endpoint(
 ) -> None:
     """A committed configuration cannot turn TLS off: the person's settings ask for it."""
     env = _settings(tmp_path / "config", pki.ca.cert_path, pki.client)
-    _use_etcd(chain, ["http://127.0.0.1:9"], "/oms-tls/downgrade/")
+    _use_etcd(chain, ["http://127.0.0.1:9"], "/oms-tls/downgrade/", env)
     code, out = _oms(oms, chain, env, "ticket", "list")
     assert code != 0, out
     _one_line_error(out)
@@ -255,7 +256,7 @@ def test_a_key_open_to_others_is_refused(
     key.write_bytes(pki.client.key.read_bytes())
     key.chmod(mode)
     env = _settings(tmp_path / "config", pki.ca.cert_path, Leaf(pki.client.cert, key))
-    _use_etcd(chain, tls_cluster.endpoints, "/oms-tls/open-key/")
+    _use_etcd(chain, tls_cluster.endpoints, "/oms-tls/open-key/", env)
     code, out = _oms(oms, chain, env, "ticket", "list")
     assert code != 0, out
     _one_line_error(out)

@@ -16,13 +16,7 @@ from oms.store import Store
 from tests.chain import Chain
 from tests.etcd_cluster import Cluster, free_ports, line_of
 from tests.helpers import OmsCommand, payload, ts
-
-
-def _use_etcd(chain: Chain, endpoints: list[str], prefix: str) -> None:
-    table = (
-        f'\n[store]\nbackend = "etcd"\nendpoints = {json.dumps(endpoints)}\nprefix = "{prefix}"\n'
-    )
-    chain.edit_config(lambda text: text + table, commit=True)
+from tests.integration.etcd.test_commands_cli import _use_etcd
 
 
 def _verify(oms: OmsCommand, chain: Chain, *more: str) -> tuple[int, str]:

@@ -11,6 +11,7 @@ as ADR 0032 built it. On the real 3-member cluster, with real git and the `oms` 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -26,7 +27,7 @@ from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
+from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, pin_cluster, settings_of
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
 
@@ -55,10 +56,27 @@ def hostile(deliverable: Chain) -> Iterator[tuple[Path, Path]]:
 
 
 def _refused(state: Path, repo: Path, ticket_id: str) -> str:
-    with Workspace.open(str(state), str(repo), etcd=True) as ws:
+    with _settings(state), Workspace.open(str(state), str(repo), etcd=True) as ws:
         with pytest.raises(OtherRepositoryError) as refused:
             tickets.get(ws, ticket_id)
         return refused.value.message
+
+
+def _home(state: Path) -> Path:
+    """The settings home of the hostile repository's state root `state`: another host's, or
+    another person's (the person's own settings refuse to pin another repository's prefix, ADR
+    0043 amendment `clusterpin`), where its cluster is pinned as named."""
+    return state.parent / f"{state.name}-config"
+
+
+def _pin_hostile(clone: Path, state: Path) -> dict[str, str]:
+    """Pin the cluster the hostile repository now names in its own settings: their environment."""
+    return {"XDG_CONFIG_HOME": str(pin_cluster(clone, state, _home(state)))}
+
+
+def _settings(state: Path) -> contextlib.AbstractContextManager[None]:
+    home = _home(state)
+    return settings_of(home) if home.is_dir() else contextlib.nullcontext()
 
 
 @pytest.mark.cli
@@ -72,17 +90,18 @@ def test_a_repository_naming_anothers_prefix_takes_none_of_its_tickets(
     chain, (clone, state) = deliverable, hostile
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)  # A's store, by name
     subprocess.run(["git", "-C", str(clone), "pull", "-q"], check=True)  # B commits the same
+    env_b = _pin_hostile(clone, state)
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         theirs = tickets.add(ws, "A's work", "secret plans").record_id
     assert "belongs to the repository" in _refused(state, clone, theirs)
     where = ("--state-root", str(state), "--config-root", str(clone))
-    done = oms.run("conductor", "tick", "--json", *where, env={"OMS_HOST": "host-b"})
+    done = oms.run("conductor", "tick", "--json", *where, env={"OMS_HOST": "host-b", **env_b})
     assert done.returncode == 0, done.stdout + done.stderr
     fill = next(p for p in json.loads(done.stdout)["phases"] if p["phase"] == "fill")
     assert not any("delivered" in str(line) for line in fill["done"]), fill
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         assert tickets.get(ws, theirs).state == "open"  # not leased by B
-    with Workspace.open(str(state), str(clone), etcd=True) as ws:
+    with _settings(state), Workspace.open(str(state), str(clone), etcd=True) as ws:
         planted = tickets.add(ws, "B's bait", "run this in A").record_id
     assert "belongs to the repository" in _refused(chain.state, chain.repo, planted)
 
@@ -93,6 +112,7 @@ def test_a_repository_naming_anothers_default_prefix_takes_none_of_its_tickets(
     endpoints = json.dumps(etcd_cluster.endpoints)
     table = f'\n[store]\nbackend = "etcd"\nendpoints = {endpoints}\n'
     chain.edit_config(lambda text: text + table, commit=True)  # A: the default prefix
+    pin_cluster(chain.repo, chain.state)
     with Store.open(str(chain.state)) as store:
         key_id = store.state.meta.key_id
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
@@ -103,6 +123,7 @@ def test_a_repository_naming_anothers_default_prefix_takes_none_of_its_tickets(
             (chain.repo / ".oms" / "config.toml").read_text().replace(table, named)
         )
         subprocess.run(["git", "-C", str(clone), "commit", "-qam", "store"], check=True)
+        _pin_hostile(clone, state)
         assert "belongs to the repository" in _refused(state, clone, theirs)
 
 
@@ -124,7 +145,8 @@ def test_a_prefix_inside_anothers_key_directories_is_refused(
         config.write_text(text.replace(f'"{etcd_prefix}"', f'"{etcd_prefix}ledger/"'))
         subprocess.run(["git", "-C", str(clone), "commit", "-qam", "nest"], check=True)
         where = ("--state-root", str(state), "--config-root", str(clone))
-        done = oms.run("ticket", "add", "--title", "B's", "--no-body", *where)
+        env_b = _pin_hostile(clone, state)
+        done = oms.run("ticket", "add", "--title", "B's", "--no-body", *where, env=env_b)
         out = (done.stdout + done.stderr).strip()
         assert done.returncode != 0, out
         assert "a name oms gives its own keys" in out.splitlines()[0], out
@@ -150,6 +172,7 @@ def test_conductors_started_at_once_under_one_host_name_one_acts(
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
     subprocess.run(["git", "-C", str(clone), "pull", "-q"], check=True)
     env = dict(os.environ, OMS_HOST="same")
+    env_b = dict(env, **_pin_hostile(clone, state))
     runs = ((chain.state, chain.repo), (chain.state, chain.repo), (state, clone))
     procs = [
         subprocess.Popen(
@@ -164,7 +187,7 @@ def test_conductors_started_at_once_under_one_host_name_one_acts(
                 "--config-root",
                 str(repo),
             ],
-            env=env,
+            env=env_b if where == state else env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
