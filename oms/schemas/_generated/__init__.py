@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '34dffe3283fd505a8c1bfba1a24d51779fa8ce21aad8d4224c33db3360c11390'
+SOURCE_SHA256 = 'b5cd36d95ec72bd4b7680a79b43196ebeba1416e19c45291193c7e609abbd4f6'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-host-beat-v1'
 
 
-def _v697(x: object) -> bool:
+def _v705(x: object) -> bool:
     # host-beat#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v698(x: object) -> bool:
+def _v706(x: object) -> bool:
     # host-beat#/properties/host
     if not _m_defs._v329(x):
         return False
     return True
 
 
-def _v699(x: object) -> bool:
+def _v707(x: object) -> bool:
     # host-beat#/properties/beat_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v700(x: object) -> bool:
+def _v708(x: object) -> bool:
     # host-beat#/properties/expires_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v701(x: object) -> bool:
+def _v709(x: object) -> bool:
     # host-beat#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -57,7 +57,7 @@ def _v701(x: object) -> bool:
     return True
 
 
-def _v696(x: object) -> bool:
+def _v704(x: object) -> bool:
     # host-beat#
     if not (isinstance(x, dict)):
         return False
@@ -65,15 +65,15 @@ def _v696(x: object) -> bool:
         for k in ('beat_at', 'expires_at', 'format', 'host', 'pid'):
             if k not in x:
                 return False
-        if 'format' in x and not _v697(x['format']):
+        if 'format' in x and not _v705(x['format']):
             return False
-        if 'host' in x and not _v698(x['host']):
+        if 'host' in x and not _v706(x['host']):
             return False
-        if 'beat_at' in x and not _v699(x['beat_at']):
+        if 'beat_at' in x and not _v707(x['beat_at']):
             return False
-        if 'expires_at' in x and not _v700(x['expires_at']):
+        if 'expires_at' in x and not _v708(x['expires_at']):
             return False
-        if 'pid' in x and not _v701(x['pid']):
+        if 'pid' in x and not _v709(x['pid']):
             return False
         for k in x:
             if k not in ('format', 'host', 'beat_at', 'expires_at', 'pid'):
@@ -82,5 +82,5 @@ def _v696(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'host-beat': _v696,
+    'host-beat': _v704,
 }

@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-kill-v1'
 
 
-def _v735(x: object) -> bool:
+def _v743(x: object) -> bool:
     # kill-marker#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v736(x: object) -> bool:
+def _v744(x: object) -> bool:
     # kill-marker#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v737(x: object) -> bool:
+def _v745(x: object) -> bool:
     # kill-marker#/properties/by
     if not _m_defs._v139(x):
         return False
     return True
 
 
-def _v738(x: object) -> bool:
+def _v746(x: object) -> bool:
     # kill-marker#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -50,21 +50,21 @@ def _v738(x: object) -> bool:
     return True
 
 
-def _v739(x: object) -> bool:
+def _v747(x: object) -> bool:
     # kill-marker#/properties/reason
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v740(x: object) -> bool:
+def _v748(x: object) -> bool:
     # kill-marker#/properties/requested_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v734(x: object) -> bool:
+def _v742(x: object) -> bool:
     # kill-marker#
     if not (isinstance(x, dict)):
         return False
@@ -72,17 +72,17 @@ def _v734(x: object) -> bool:
         for k in ('by', 'dispatch_id', 'format', 'pid', 'reason', 'requested_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v735(x['format']):
+        if 'format' in x and not _v743(x['format']):
             return False
-        if 'dispatch_id' in x and not _v736(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v744(x['dispatch_id']):
             return False
-        if 'by' in x and not _v737(x['by']):
+        if 'by' in x and not _v745(x['by']):
             return False
-        if 'pid' in x and not _v738(x['pid']):
+        if 'pid' in x and not _v746(x['pid']):
             return False
-        if 'reason' in x and not _v739(x['reason']):
+        if 'reason' in x and not _v747(x['reason']):
             return False
-        if 'requested_at' in x and not _v740(x['requested_at']):
+        if 'requested_at' in x and not _v748(x['requested_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'by', 'pid', 'reason', 'requested_at'):
@@ -91,5 +91,5 @@ def _v734(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'kill-marker': _v734,
+    'kill-marker': _v742,
 }

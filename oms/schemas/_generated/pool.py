@@ -20,21 +20,21 @@ _C1: tuple[object, ...] = ('active',)
 _C2: tuple[object, ...] = ('active', 'draining')
 
 
-def _v829(x: object) -> bool:
+def _v837(x: object) -> bool:
     # pool#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v830(x: object) -> bool:
+def _v838(x: object) -> bool:
     # pool#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v832(x: object) -> bool:
+def _v840(x: object) -> bool:
     # pool#/properties/payload/properties/next_index
     if not (_is_integer(x)):
         return False
@@ -46,7 +46,7 @@ def _v832(x: object) -> bool:
     return True
 
 
-def _v835(x: object) -> bool:
+def _v843(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/index
     if not (_is_integer(x)):
         return False
@@ -58,28 +58,28 @@ def _v835(x: object) -> bool:
     return True
 
 
-def _v836(x: object) -> bool:
+def _v844(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/name
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v837(x: object) -> bool:
+def _v845(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v838(x: object) -> bool:
+def _v846(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/since
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v834(x: object) -> bool:
+def _v842(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items
     if not (isinstance(x, dict)):
         return False
@@ -87,13 +87,13 @@ def _v834(x: object) -> bool:
         for k in ('index', 'name', 'since', 'state'):
             if k not in x:
                 return False
-        if 'index' in x and not _v835(x['index']):
+        if 'index' in x and not _v843(x['index']):
             return False
-        if 'name' in x and not _v836(x['name']):
+        if 'name' in x and not _v844(x['name']):
             return False
-        if 'state' in x and not _v837(x['state']):
+        if 'state' in x and not _v845(x['state']):
             return False
-        if 'since' in x and not _v838(x['since']):
+        if 'since' in x and not _v846(x['since']):
             return False
         for k in x:
             if k not in ('index', 'name', 'state', 'since'):
@@ -101,7 +101,7 @@ def _v834(x: object) -> bool:
     return True
 
 
-def _v833(x: object) -> bool:
+def _v841(x: object) -> bool:
     # pool#/properties/payload/properties/slots
     if not (isinstance(x, list)):
         return False
@@ -109,19 +109,19 @@ def _v833(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v834(v):
+            if not _v842(v):
                 return False
     return True
 
 
-def _v839(x: object) -> bool:
+def _v847(x: object) -> bool:
     # pool#/properties/payload/properties/updated_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v831(x: object) -> bool:
+def _v839(x: object) -> bool:
     # pool#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -129,11 +129,11 @@ def _v831(x: object) -> bool:
         for k in ('next_index', 'slots', 'updated_at'):
             if k not in x:
                 return False
-        if 'next_index' in x and not _v832(x['next_index']):
+        if 'next_index' in x and not _v840(x['next_index']):
             return False
-        if 'slots' in x and not _v833(x['slots']):
+        if 'slots' in x and not _v841(x['slots']):
             return False
-        if 'updated_at' in x and not _v839(x['updated_at']):
+        if 'updated_at' in x and not _v847(x['updated_at']):
             return False
         for k in x:
             if k not in ('next_index', 'slots', 'updated_at'):
@@ -141,27 +141,27 @@ def _v831(x: object) -> bool:
     return True
 
 
-def _v840(x: object) -> bool:
+def _v848(x: object) -> bool:
     # pool#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v828(x: object) -> bool:
+def _v836(x: object) -> bool:
     # pool#
     if isinstance(x, dict):
-        if 'kind' in x and not _v829(x['kind']):
+        if 'kind' in x and not _v837(x['kind']):
             return False
-        if 'state' in x and not _v830(x['state']):
+        if 'state' in x and not _v838(x['state']):
             return False
-        if 'payload' in x and not _v831(x['payload']):
+        if 'payload' in x and not _v839(x['payload']):
             return False
-    if not _v840(x):
+    if not _v848(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pool': _v828,
+    'pool': _v836,
 }

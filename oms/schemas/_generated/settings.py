@@ -17,7 +17,7 @@ _P0 = '^[A-Za-z_][A-Za-z0-9_]{0,63}\\Z'
 _C0: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
-def _v955(x: object) -> bool:
+def _v963(x: object) -> bool:
     # settings#/properties/notify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -29,7 +29,7 @@ def _v955(x: object) -> bool:
     return True
 
 
-def _v954(x: object) -> bool:
+def _v962(x: object) -> bool:
     # settings#/properties/notify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -39,12 +39,12 @@ def _v954(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v955(v):
+            if not _v963(v):
                 return False
     return True
 
 
-def _v953(x: object) -> bool:
+def _v961(x: object) -> bool:
     # settings#/properties/notify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -54,19 +54,19 @@ def _v953(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v954(v):
+            if not _v962(v):
                 return False
     return True
 
 
-def _v957(x: object) -> bool:
+def _v965(x: object) -> bool:
     # settings#/properties/notify/properties/on/items
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v956(x: object) -> bool:
+def _v964(x: object) -> bool:
     # settings#/properties/notify/properties/on
     if not (isinstance(x, list)):
         return False
@@ -74,14 +74,14 @@ def _v956(x: object) -> bool:
         if len(x) < 1:
             return False
         for v in x:
-            if not _v957(v):
+            if not _v965(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v959(x: object) -> bool:
+def _v967(x: object) -> bool:
     # settings#/properties/notify/properties/pass_env/items
     if not (isinstance(x, str)):
         return False
@@ -91,7 +91,7 @@ def _v959(x: object) -> bool:
     return True
 
 
-def _v958(x: object) -> bool:
+def _v966(x: object) -> bool:
     # settings#/properties/notify/properties/pass_env
     if not (isinstance(x, list)):
         return False
@@ -99,12 +99,12 @@ def _v958(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v959(v):
+            if not _v967(v):
                 return False
     return True
 
 
-def _v960(x: object) -> bool:
+def _v968(x: object) -> bool:
     # settings#/properties/notify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -116,7 +116,7 @@ def _v960(x: object) -> bool:
     return True
 
 
-def _v952(x: object) -> bool:
+def _v960(x: object) -> bool:
     # settings#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -124,13 +124,13 @@ def _v952(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v953(x['commands']):
+        if 'commands' in x and not _v961(x['commands']):
             return False
-        if 'on' in x and not _v956(x['on']):
+        if 'on' in x and not _v964(x['on']):
             return False
-        if 'pass_env' in x and not _v958(x['pass_env']):
+        if 'pass_env' in x and not _v966(x['pass_env']):
             return False
-        if 'timeout_seconds' in x and not _v960(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v968(x['timeout_seconds']):
             return False
         for k in x:
             if k not in ('commands', 'on', 'pass_env', 'timeout_seconds'):
@@ -138,7 +138,7 @@ def _v952(x: object) -> bool:
     return True
 
 
-def _v951(x: object) -> bool:
+def _v959(x: object) -> bool:
     # settings#
     if not (isinstance(x, dict)):
         return False
@@ -146,7 +146,7 @@ def _v951(x: object) -> bool:
         for k in ('notify',):
             if k not in x:
                 return False
-        if 'notify' in x and not _v952(x['notify']):
+        if 'notify' in x and not _v960(x['notify']):
             return False
         for k in x:
             if k not in ('notify',):
@@ -155,5 +155,5 @@ def _v951(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'settings': _v951,
+    'settings': _v959,
 }

@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-state-v1'
 
 
-def _v962(x: object) -> bool:
+def _v970(x: object) -> bool:
     # state-meta#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v963(x: object) -> bool:
+def _v971(x: object) -> bool:
     # state-meta#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v964(x: object) -> bool:
+def _v972(x: object) -> bool:
     # state-meta#/properties/public_key
     if not _m_defs._v333(x):
         return False
     return True
 
 
-def _v965(x: object) -> bool:
+def _v973(x: object) -> bool:
     # state-meta#/properties/key_id
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v961(x: object) -> bool:
+def _v969(x: object) -> bool:
     # state-meta#
     if not (isinstance(x, dict)):
         return False
@@ -53,13 +53,13 @@ def _v961(x: object) -> bool:
         for k in ('created_at', 'format', 'key_id', 'public_key'):
             if k not in x:
                 return False
-        if 'format' in x and not _v962(x['format']):
+        if 'format' in x and not _v970(x['format']):
             return False
-        if 'created_at' in x and not _v963(x['created_at']):
+        if 'created_at' in x and not _v971(x['created_at']):
             return False
-        if 'public_key' in x and not _v964(x['public_key']):
+        if 'public_key' in x and not _v972(x['public_key']):
             return False
-        if 'key_id' in x and not _v965(x['key_id']):
+        if 'key_id' in x and not _v973(x['key_id']):
             return False
         for k in x:
             if k not in ('format', 'created_at', 'public_key', 'key_id'):
@@ -68,5 +68,5 @@ def _v961(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'state-meta': _v961,
+    'state-meta': _v969,
 }

@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v971(x: object) -> bool:
+def _v979(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v972(x: object) -> bool:
+def _v980(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v973(x: object) -> bool:
+def _v981(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v974(x: object) -> bool:
+def _v982(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v975(x: object) -> bool:
+def _v983(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v975(x: object) -> bool:
     return True
 
 
-def _v977(x: object) -> bool:
+def _v985(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v978(x: object) -> bool:
+def _v986(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v976(x: object) -> bool:
+def _v984(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v977(x) or _v978(x)):
+    if not (_v985(x) or _v986(x)):
         return False
     return True
 
 
-def _v980(x: object) -> bool:
+def _v988(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v981(x: object) -> bool:
+def _v989(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v979(x: object) -> bool:
+def _v987(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v980(x) or _v981(x)):
+    if not (_v988(x) or _v989(x)):
         return False
     return True
 
 
-def _v983(x: object) -> bool:
+def _v991(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v983(x: object) -> bool:
     return True
 
 
-def _v984(x: object) -> bool:
+def _v992(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v982(x: object) -> bool:
+def _v990(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v983(x) or _v984(x)):
+    if not (_v991(x) or _v992(x)):
         return False
     return True
 
 
-def _v970(x: object) -> bool:
+def _v978(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v970(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v971(x['format']):
+        if 'format' in x and not _v979(x['format']):
             return False
-        if 'ticket_id' in x and not _v972(x['ticket_id']):
+        if 'ticket_id' in x and not _v980(x['ticket_id']):
             return False
-        if 'source' in x and not _v973(x['source']):
+        if 'source' in x and not _v981(x['source']):
             return False
-        if 'title' in x and not _v974(x['title']):
+        if 'title' in x and not _v982(x['title']):
             return False
-        if 'body' in x and not _v975(x['body']):
+        if 'body' in x and not _v983(x['body']):
             return False
-        if 'repository' in x and not _v976(x['repository']):
+        if 'repository' in x and not _v984(x['repository']):
             return False
-        if 'url' in x and not _v979(x['url']):
+        if 'url' in x and not _v987(x['url']):
             return False
-        if 'number' in x and not _v982(x['number']):
+        if 'number' in x and not _v990(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v970(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v970,
+    'ticket-content': _v978,
 }
