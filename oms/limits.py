@@ -244,6 +244,7 @@ class Limits(NamedTuple):
     merge_begun_max: int = (
         20  # tries one result's merge may begin (each leaves a merge-begun event)
     )
+    verify_records_max: int = 1000  # verifies of one result on an etcd store (a pointer event each)
     publish_pages: int = 10  # pages of check runs or review comments read (100 a page)
     review_path_chars: int = 1024  # the path a comment names
     review_summary_chars: int = 8192  # the previous summary a follow-up's read_dispatch carries

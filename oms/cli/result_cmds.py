@@ -296,7 +296,7 @@ def verify_cmd(
     from oms.services.chain import handles
     from oms.services.finishing import verify
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `results`)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = verify.verify(ws, dispatch, progress=lambda line: typer.echo(line, err=True))
     doc = {
@@ -359,7 +359,7 @@ def merge_cmd(
     from oms.services.chain import handles
     from oms.services.finishing import finish
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `results`)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = finish.merge(ws, dispatch)
     if json_out:
@@ -661,7 +661,7 @@ def discard_cmd(
     from oms.services.chain import handles
     from oms.services.finishing import finish
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `results`)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = finish.discard(ws, dispatch, reason)
     if json_out:

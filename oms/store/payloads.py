@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, cast
 from oms.errors import IntegrityError
 
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from oms.canonical import JsonObject
     from oms.schemas.payloads import (
         AuthorizationPayload,
@@ -32,7 +34,16 @@ if TYPE_CHECKING:
         TicketPayload,
         WorkerPayload,
     )
+    from oms.store.events import Event
     from oms.store.records import Record
+
+    class VerificationRecorded(TypedDict):
+        """A `verification-recorded` event's payload (schemas/event.schema.json; ADR 0043
+        amendment `results`): written by hand, as no event type has a generated TypedDict."""
+
+        dispatch_id: str
+        evidence: str
+        host: str
 
     Typed = (
         AuthorizationPayload
@@ -85,6 +96,14 @@ def ticket_payload(record: Record) -> TicketPayload:
 def worker_payload(record: Record) -> WorkerPayload:
     """A worker record's payload."""
     return cast("WorkerPayload", _of(record, "worker"))
+
+
+def verification_recorded(event: Event) -> VerificationRecorded:
+    """A `verification-recorded` event's payload: the event was validated against its type's
+    payload schema as it was parsed, as a record's payload is."""
+    if event.event_type != "verification-recorded":
+        raise IntegrityError(f"event {event.event_id} is not a verification-recorded event")
+    return cast("VerificationRecorded", event.payload)
 
 
 def text_set(value: str | None, key: str) -> str:

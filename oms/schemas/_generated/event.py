@@ -21,7 +21,7 @@ _P2 = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}\\Z'
 _P3 = '^[0-9a-f]{64}\\Z'
 _P4 = '^[0-9a-f]{40}([0-9a-f]{24})?\\Z'
 _C0: object = 'oms-event-v1'
-_C1: tuple[object, ...] = ('bridge-acknowledged', 'bridge-listed', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'merge-begun', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'worker-message')
+_C1: tuple[object, ...] = ('bridge-acknowledged', 'bridge-listed', 'changes-requested', 'dispatch-delivery-requested', 'hook-observed', 'merge-begun', 'notice', 'result-published', 'session-activated', 'session-parked', 'session-registered', 'session-resumed', 'session-stopped', 'ticket-reopened', 'verification-recorded', 'worker-message')
 _C2: object = 'dispatch-delivery-requested'
 _C3: object = 'session-parked'
 _C4: object = 'session-registered'
@@ -40,6 +40,7 @@ _C16: object = 'changes-requested'
 _C17: object = 'result-published'
 _C18: tuple[object, ...] = ('merge-commit', 'fast-forward')
 _C19: object = 'merge-begun'
+_C20: object = 'verification-recorded'
 
 
 def _v415(x: object) -> bool:
@@ -1624,6 +1625,80 @@ def _v577(x: object) -> bool:
     return True
 
 
+def _v593(x: object) -> bool:
+    # event#/allOf/15/then/properties/payload/properties/dispatch_id
+    if not _m_defs._v7(x):
+        return False
+    return True
+
+
+def _v594(x: object) -> bool:
+    # event#/allOf/15/then/properties/payload/properties/evidence
+    if not _m_defs._v3(x):
+        return False
+    return True
+
+
+def _v595(x: object) -> bool:
+    # event#/allOf/15/then/properties/payload/properties/host
+    if not _m_defs._v338(x):
+        return False
+    return True
+
+
+def _v592(x: object) -> bool:
+    # event#/allOf/15/then/properties/payload
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('dispatch_id', 'evidence', 'host'):
+            if k not in x:
+                return False
+        if 'dispatch_id' in x and not _v593(x['dispatch_id']):
+            return False
+        if 'evidence' in x and not _v594(x['evidence']):
+            return False
+        if 'host' in x and not _v595(x['host']):
+            return False
+        for k in x:
+            if k not in ('dispatch_id', 'evidence', 'host'):
+                return False
+    return True
+
+
+def _v591(x: object) -> bool:
+    # event#/allOf/15/then
+    if isinstance(x, dict):
+        if 'payload' in x and not _v592(x['payload']):
+            return False
+    return True
+
+
+def _v597(x: object) -> bool:
+    # event#/allOf/15/if/properties/event_type
+    if not _eq(x, _C20):
+        return False
+    return True
+
+
+def _v596(x: object) -> bool:
+    # event#/allOf/15/if
+    if isinstance(x, dict):
+        if 'event_type' in x and not _v597(x['event_type']):
+            return False
+    return True
+
+
+def _v590(x: object) -> bool:
+    # event#/allOf/15
+    if _v596(x):
+        if not _v591(x):
+            return False
+    else:
+        pass
+    return True
+
+
 def _v414(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
@@ -1674,6 +1749,8 @@ def _v414(x: object) -> bool:
     if not _v556(x):
         return False
     if not _v577(x):
+        return False
+    if not _v590(x):
         return False
     return True
 

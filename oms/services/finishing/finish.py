@@ -83,8 +83,10 @@ class Merged:
 def merge(ws: Workspace, dispatch_id: str) -> Merged:
     """Merge a verified result into the target branch; a result already in it (merged before) is
     left as it is (`Merged.already`): a second merge makes no second, empty merge commit. Under the
-    ticket's finishing lock (`ticket_lock`)."""
+    ticket's finishing lock (`ticket_lock`). On a cluster, only on the host whose clone holds
+    the result (`verify.refuse_another_hosts`)."""
     dispatch, _ = verify.completed_result(ws, dispatch_id)
+    verify.refuse_another_hosts(ws, dispatch_id)
     with ticket_lock(ws, dispatch_payload(dispatch)["ticket_id"]):
         return _merge(ws, dispatch_id)
 
@@ -284,10 +286,12 @@ class Discarded:
 
 def discard(ws: Workspace, dispatch_id: str, reason: str) -> Discarded:
     """Archive the dispatch's branch, then remove its worktree (only without uncommitted work) and
-    branch."""
+    branch. On a cluster, only on the host whose clone holds them (`verify.refuse_another_hosts`):
+    its one store write, the discard evidence, is a key."""
     dispatch = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if dispatch is None:
         raise ConflictError(f"no dispatch {dispatch_id}")
+    verify.refuse_another_hosts(ws, dispatch_id)
     payload = dispatch_payload(dispatch)
     repo, branch = ws.config_root, payload["worktree_branch"]
     worktree = payload["worktree_path"]

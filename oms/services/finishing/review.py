@@ -23,14 +23,13 @@ from dataclasses import dataclass
 from oms.adapters import git, git_review
 from oms.adapters.git_review import Changed
 from oms.canonical import Json, JsonObject, access, digest, next_after, stable_id
-from oms.domain import finishing, hosts
+from oms.domain import finishing
 from oms.domain import review as rules
 from oms.domain import tickets as ticket_machine
 from oms.errors import (
     ConflictError,
     IllegalTransitionError,
     InvalidInputError,
-    OtherHostError,
     RecordNotFoundError,
     one_line,
 )
@@ -41,7 +40,7 @@ from oms.services.finishing.verify import Target
 from oms.services.workspace import Workspace
 from oms.store import Change as NextVersion
 from oms.store import Record
-from oms.store.payloads import as_json, dispatch_payload, ticket_payload, worker_payload
+from oms.store.payloads import as_json, dispatch_payload, ticket_payload
 
 CHANGES_REQUESTED = (
     "changes-requested"  # the event a request for changes leaves (the person's name)
@@ -250,27 +249,9 @@ def request_changes(
     from oms.services.finishing.finish import ticket_lock  # (`oms result diff` starts without it)
 
     dispatch, _ = verify.completed_result(ws, dispatch_id)
-    _refuse_another_hosts(ws, dispatch_id)
+    verify.refuse_another_hosts(ws, dispatch_id)
     with ticket_lock(ws, dispatch_payload(dispatch)["ticket_id"]):
         return _request_changes(ws, dispatch_id, comments, person=person)
-
-
-def _refuse_another_hosts(ws: Workspace, dispatch_id: str) -> None:
-    """On a cluster (ADR 0043, amendment `cmds3`): refuse, in one line naming the host, a result
-    another host's worker made. Its branch is in that host's clone, which this host's git cannot
-    judge (merged? still at the result?); nothing is written. On files every host's clone is this
-    repository."""
-    if ws.store.backend is None:
-        return
-    worker = ws.store.records("worker").read_if_exists(dispatch_id)
-    if worker is None:
-        return
-    host = hosts.host_of(worker_payload(worker), ws.host())
-    if host != ws.host():
-        raise OtherHostError(
-            f"the result of {dispatch_id} is on host {host}, in its clone; run this there",
-            hint=f"run it on host {host} (OMS_HOST={host})",
-        )
 
 
 def _request_changes(

@@ -13,6 +13,11 @@ memory, CPU weight), its largest file bounded and the checkout measured against 
 0025): a check that reaches one is ended and fails, naming it. Its output is kept, bounded, under
 `verify/<dispatch>/` and named in the evidence by its digest. One verify of a dispatch runs at a
 time (`verify_lock`: a second, from the command or `oms web`, is refused in one line).
+
+Which verification is a dispatch's latest: on files, the state root's `verify/<dispatch>/latest`;
+on an etcd store (ADR 0043, amendment `results`), the `verification-recorded` events of the
+dispatch, the n-th its n-th verify, each created once under the verify lock's fence, so every
+host reads the same one. The check output stays the verifying host's file, named in the event.
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from dataclasses import dataclass
 
 from oms.adapters import bwrap, cgroups, git, git_finish, seccomp
 from oms.adapters.check_sandbox import check_argv
-from oms.canonical import JsonObject, access
-from oms.domain import finishing
+from oms.canonical import JsonObject, access, stable_id
+from oms.domain import finishing, hosts
 from oms.domain.cgroups import identity
 from oms.domain.finishing import Finishing, Ran
 from oms.domain.sandbox_limits import SandboxLimits
@@ -34,6 +39,7 @@ from oms.errors import (
     ConflictError,
     InvalidInputError,
     LockHeldError,
+    OtherHostError,
     RecordNotFoundError,
 )
 from oms.fsio.outside import scratch_directory
@@ -44,10 +50,11 @@ from oms.services.containment.bounds import Guard
 from oms.services.workspace import Workspace
 from oms.store import Record, ledger
 from oms.store.outbox import ProcessingLock
-from oms.store.payloads import dispatch_payload
+from oms.store.payloads import dispatch_payload, verification_recorded, worker_payload
 
 VERIFY_DIR = "verify"
 VERIFYING = "verifying"  # the outbox consumer of the per-dispatch locks `verify_lock` takes
+VERIFIED = "verification-recorded"  # on an etcd store: the event naming a verify's evidence
 
 
 def verify_lock(ws: Workspace, dispatch_id: str) -> ProcessingLock:
@@ -105,6 +112,24 @@ def completed_result(ws: Workspace, dispatch_id: str) -> tuple[Record, JsonObjec
     return dispatch, result
 
 
+def refuse_another_hosts(ws: Workspace, dispatch_id: str) -> None:
+    """On a cluster (ADR 0043, amendments `cmds3`, `results`): refuse, in one line naming the
+    host, a result another host's worker made. Its branch is in that host's clone, which this
+    host's git cannot judge (merged? still at the result?) nor verify or merge; nothing is
+    written. On files every host's clone is this repository."""
+    if ws.store.backend is None:
+        return
+    worker = ws.store.records("worker").read_if_exists(dispatch_id)
+    if worker is None:
+        return
+    host = hosts.host_of(worker_payload(worker), ws.host())
+    if host != ws.host():
+        raise OtherHostError(
+            f"the result of {dispatch_id} is on host {host}, in its clone; run this there",
+            hint=f"run it on host {host} (OMS_HOST={host})",
+        )
+
+
 def target_of(ws: Workspace, fin: Finishing) -> Target:
     """The branch results merge into, its head now, and the merge mode."""
     repo = ws.config_root
@@ -149,6 +174,7 @@ def verify(
     `verify_lock`; `started` is called once what is checked is decided, before the checks run
     (what refuses a verify has refused it by then)."""
     completed_result(ws, dispatch_id)  # no such result: said before any lock is taken
+    refuse_another_hosts(ws, dispatch_id)  # (a cluster: its branch is that host's)
     with verify_lock(ws, dispatch_id):
         return _verify(ws, dispatch_id, progress, started)
 
@@ -183,6 +209,7 @@ def _verify(
         raise InvalidInputError(f"result commit {commit[:12]} is not in {repo}")
     target = target_of(ws, fin)
     tree = tree_to_check(repo, target, commit)
+    recorded = _recorded(ws, dispatch_id)  # on a cluster: the next pointer's number, or None
     started()
     checkout = scratch_directory("oms-verify-")
     try:
@@ -213,7 +240,7 @@ def _verify(
             },
         }
     )
-    _keep(ws, dispatch_id, evidence.ref, ran)
+    _keep(ws, dispatch_id, evidence.ref, ran, recorded)
     return Verified(evidence.ref, passed, commit, target, tree, ran)
 
 
@@ -262,27 +289,95 @@ def _run(
     return ran
 
 
-def _keep(ws: Workspace, dispatch_id: str, ref: str, ran: tuple[Ran, ...]) -> None:
-    """The outputs (bounded), and the pointer to the latest verification of the dispatch."""
+def _keep(
+    ws: Workspace, dispatch_id: str, ref: str, ran: tuple[Ran, ...], recorded: int | None
+) -> None:
+    """The outputs (bounded), and the pointer to the latest verification of the dispatch: the
+    state root's file, or on a cluster the `recorded`-th pointer event (`_recorded`)."""
     root = ws.store.state.root
     folder = f"{VERIFY_DIR}/{dispatch_id}"
     root.mkdirs(folder)
     for i, r in enumerate(ran, 1):  # kept as they were: noted in the ledger (ADR 0027)
         ledger.publish_noted(root, "output", f"{folder}/{ref}-{i}.log", r.output)
+    if recorded is not None:
+        _point(ws, dispatch_id, ref, recorded)
+        return
     if root.exists(f"{folder}/latest"):
         root.unlink(f"{folder}/latest")
     root.publish(f"{folder}/latest", ref.encode("ascii"))
 
 
+def _pointer_id(dispatch_id: str, n: int) -> str:
+    return stable_id("evt-verified", dispatch_id, n)
+
+
+def _recorded(ws: Workspace, dispatch_id: str) -> int | None:
+    """On a cluster: how many verifications of the dispatch are recorded (the next pointer's
+    number), refused at `LIMITS.verify_records_max`; None on files (the pointer is a file)."""
+    if ws.store.backend is None:
+        return None
+    cap = LIMITS.verify_records_max
+    count = _count(lambda n: ws.store.events.exists(_pointer_id(dispatch_id, n)), cap)
+    if count >= cap:
+        raise ConflictError(
+            f"{dispatch_id} was verified {cap} times; nothing verified",
+            hint="oms audit log shows each verification",
+        )
+    return count
+
+
+def _count(exists: Callable[[int], bool], cap: int) -> int:
+    """The number of pointers 0, 1, … that exist (they are created in order, none skipped), at
+    most `cap`: doubling, then halving, so ~2·log2(count) reads."""
+    low, high = 0, 1  # low exist; the count is below `high` once pointer high-1 is missing
+    while high <= cap and exists(high - 1):
+        low, high = high, high * 2
+    top = min(high - 1, cap)  # the count is in [low, top]
+    while low < top:
+        mid = (low + top + 1) // 2
+        if exists(mid - 1):
+            low = mid
+        else:
+            top = mid - 1
+    return low
+
+
+def _point(ws: Workspace, dispatch_id: str, ref: str, n: int) -> None:
+    """The n-th pointer event of the dispatch naming `ref`, created once (under the verify lock
+    and its fence: one writer; if one landed at n anyway, the next free number)."""
+    payload: JsonObject = {"dispatch_id": dispatch_id, "evidence": ref, "host": ws.host()}
+    for at in range(n, LIMITS.verify_records_max):
+        _, created = ws.store.events.create(
+            _pointer_id(dispatch_id, at), VERIFIED, ws.now(), payload
+        )
+        if created:
+            return
+    raise ConflictError(f"{dispatch_id} was verified {LIMITS.verify_records_max} times")
+
+
 def latest(ws: Workspace, dispatch_id: str) -> tuple[str, JsonObject] | None:
     """The latest verification evidence of a dispatch (ref, payload), checked to be of that
     dispatch."""
-    data = ws.store.state.root.read_optional(f"{VERIFY_DIR}/{dispatch_id}/latest", 64)
-    if data is None:
+    ref = _latest_ref(ws, dispatch_id)
+    if ref is None:
         return None
-    ref = data.decode("ascii", "replace")
     body = ws.store.evidence.get(ref).body  # signed: a pointer can only name genuine evidence
     payload = access.obj(body, "payload")
     if body.get("evidence_kind") != "verification" or payload.get("dispatch_id") != dispatch_id:
         return None
     return ref, payload
+
+
+def _latest_ref(ws: Workspace, dispatch_id: str) -> str | None:
+    """The latest verification's evidence address as the pointer names it: the state root's
+    file, or on a cluster the last pointer event of the dispatch."""
+    if ws.store.backend is None:
+        data = ws.store.state.root.read_optional(f"{VERIFY_DIR}/{dispatch_id}/latest", 64)
+        return None if data is None else data.decode("ascii", "replace")
+    count = _count(
+        lambda n: ws.store.events.exists(_pointer_id(dispatch_id, n)), LIMITS.verify_records_max
+    )
+    if count == 0:
+        return None
+    pointer = verification_recorded(ws.store.events.read(_pointer_id(dispatch_id, count - 1)))
+    return pointer["evidence"] if pointer["dispatch_id"] == dispatch_id else None

@@ -19,6 +19,8 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.canonical import add_ms, now
+from oms.errors import LeaseError
+from oms.services.finishing import verify
 from tests.chain import accepted, use_demo_worker, use_worker, wait_for
 from tests.cli.test_worker_log import _append
 from tests.etcd_cluster import Cluster
@@ -30,6 +32,7 @@ from tests.integration.etcd.test_deliver_etcd import (
     _clean,
     _deliver,
     _no_record_files,
+    _state,
 )
 from tests.integration.test_worker_send import _heard, _until
 
@@ -265,6 +268,99 @@ def test_result_show_and_diff_read_the_clusters_result(
         event = ws.store.events.read(str(view["event_id"]))
     assert (ticket.state, ticket.payload["attempt"]) == ("open", 2), ticket.payload
     assert event.payload["person"] == "Ann", event.payload
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _no_record_files(on_etcd)
+    _clean(oms, on_etcd)
+
+
+@pytest.mark.cli
+def test_result_verify_merge_and_discard_run_on_the_cluster(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """`oms result verify` and `oms result merge` on the cluster (amendment `results`): as another
+    host each is refused in one line naming the result's host, no key moved; a merge before any
+    verify is refused; the verify's evidence and its pointer (a `verification-recorded` event) are
+    keys, its check output the host's file, no `verify/…/latest` file; `oms result show` reads
+    that verification from the cluster; the merge moves the target, records its evidence as a
+    key and completes the ticket in the cluster; no lock is left, both verifies are clean."""
+    on_etcd.edit_config(lambda text: text + '\n[verify]\ncommands = [["true"]]\n', commit=True)
+    use_demo_worker(on_etcd)
+    dispatch_id, event_id = accepted(on_etcd)
+    assert _deliver(oms, on_etcd, event_id).returncode == 0
+    eventually(
+        lambda: (
+            (_state(on_etcd, "dispatch", dispatch_id), _state(on_etcd, "worker", dispatch_id))
+            == ("result-received", "done")
+        ),
+        timeout=TIMEOUT,
+        what="the result recorded, the worker ended",
+    )
+    where = _where(on_etcd)
+    b = _B  # its name bound to the key first (amendment `hostname`)
+    _json(oms.run("worker", "observe", dispatch_id, "--json", *where, env=b))
+    # the session's end may still move its keys meanwhile: every other key is compared
+
+    def stable() -> dict[str, int]:
+        return {
+            kv.key: kv.mod_revision
+            for kv in client.range_prefix(etcd_prefix)
+            if "/session/" not in kv.key
+            and not (b'"path":' in kv.value and b"session/" in kv.value)
+        }
+
+    before = stable()
+    for verb in ("verify", "merge"):
+        elsewhere = oms.run("result", verb, dispatch_id, "--json", *where, env=b)
+        assert elsewhere.returncode == 1, elsewhere.stdout + elsewhere.stderr
+        said = json.loads(elsewhere.stdout)
+        assert said["error"] == "other-host", said
+        assert said["message"].startswith(f"the result of {dispatch_id} is on host "), said
+    assert stable() == before
+    early = oms.run("result", "merge", dispatch_id, *where)
+    assert early.returncode == 1, early.stdout + early.stderr
+    assert early.stderr.startswith(f"oms: error: {dispatch_id} is not merged: "), early.stderr
+    assert stable() == before
+
+    def lapse() -> None:  # what is checked is decided, the lock held: its lease revoked
+        held = client.get(f"{etcd_prefix}locks/outbox/{verify.VERIFYING}/{dispatch_id}")
+        assert held is not None
+        client.revoke(held.lease)
+
+    with on_etcd.workspace() as ws, pytest.raises(LeaseError):
+        verify.verify(ws, dispatch_id, started=lapse)  # its checks run; no write lands
+    assert stable() == before
+    assert not (on_etcd.state / "verify").exists()
+    done = _json(oms.run("result", "verify", dispatch_id, "--json", *where))
+    assert done["passed"] is True, done
+    ref = str(done["evidence"])
+    assert client.get(f"{etcd_prefix}evidence/{ref}.json") is not None
+    pointers = [
+        json.loads(kv.value)
+        for kv in client.range_prefix(f"{etcd_prefix}events/")
+        if b'"verification-recorded"' in kv.value
+    ]
+    assert [p["payload"]["evidence"] for p in pointers] == [ref], pointers
+    assert not (on_etcd.state / "verify" / dispatch_id / "latest").exists()
+    assert (on_etcd.state / "verify" / dispatch_id / f"{ref}-1.log").exists()  # the host's
+    shown = _json(oms.run("result", "show", dispatch_id, "--json", *where))
+    verification = shown["verification"]
+    assert (verification["evidence"], verification["current"]) == (ref, True), verification
+    merged = _json(oms.run("result", "merge", dispatch_id, "--json", *where))
+    assert (merged["already_merged"], merged["target"]) == (False, "main"), merged
+    assert client.get(f"{etcd_prefix}evidence/{merged['evidence']}.json") is not None
+    with on_etcd.workspace() as ws:
+        ticket_id = str(ws.store.records("dispatch").read(dispatch_id).payload["ticket_id"])
+        assert ws.store.records("ticket").read(ticket_id).state == "done"
+    # `oms result discard` of the merged result: its branch and worktree are this host's
+    before = stable()
+    elsewhere = oms.run("result", "discard", dispatch_id, "--json", *where, env=b)
+    assert json.loads(elsewhere.stdout)["error"] == "other-host", elsewhere.stdout
+    assert stable() == before
+    _json(oms.run("worker", "stop", dispatch_id, "--json", *where))  # (its worktree is free)
+    discarded = _json(oms.run("result", "discard", dispatch_id, "--json", *where))
+    assert discarded["archive_ref"] == f"refs/oms/archive/{ticket_id}/1", discarded
+    assert [line.split()[0] for line in discarded["removed"]] == ["worktree", "branch"], discarded
+    assert client.get(f"{etcd_prefix}evidence/{discarded['evidence']}.json") is not None
     assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
     _no_record_files(on_etcd)
     _clean(oms, on_etcd)
@@ -552,6 +648,8 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("ticket", "retry", "tkt-1", "--person", "Ann", "--yes"),
         ("ticket", "import", str(issue)),
         ("result", "request-changes", "dsp-1", "--comment", "c", "--person", "Ann", "--yes"),
+        ("result", "verify", "dsp-1"), ("result", "merge", "dsp-1"),
+        ("result", "discard", "dsp-1"),
     )  # fmt: skip
     codes = set()
     for args in commands:
