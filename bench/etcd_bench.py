@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import resource
 import statistics
@@ -74,7 +75,7 @@ from oms.store.backend import Fence
 from oms.store.hosts import Beats
 from oms.store.ledger import LineKey
 from oms.store.payloads import as_json
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, pin_cluster
 from tests.helpers import T0, payload
 
 HOSTS = 3  # hosts whose heartbeats a read lists
@@ -195,6 +196,7 @@ def status_runs(
                 + 'prefix = "/oms/bench-status/"\n'
             )
             git.commit_all(run.repo, "the store on etcd")
+            pin_cluster(Path(run.repo), Path(run.state_root))  # as `oms store pin-cluster` does
         with Workspace.open(run.state_root, run.repo, etcd=True) as ws:
             fill_tickets(ws, count, 1 if ws.store.backend is None else 8)
         where = ["--state-root", run.state_root, "--config-root", run.repo]
@@ -216,8 +218,6 @@ def deliver_runs(
 ) -> dict[str, list[float]]:
     """`oms worker deliver` of a fresh accepted dispatch, in a chain on files and one on the
     cluster, taking turns `count` times (seconds: wall, and CPU as `<name> cpu`)."""
-    import os
-
     from tests.chain import Chain, accepted, make_chain
 
     class OnEtcd(Chain):
@@ -245,6 +245,7 @@ def deliver_runs(
                     ),
                     commit=True,
                 )
+                pin_cluster(chain.repo, chain.state)
                 chain = OnEtcd(chain.base, chain.repo, chain.state, chain.advisor)
             chains[name] = chain
         out: dict[str, list[float]] = {}
@@ -289,6 +290,7 @@ def tick_runs(base: Path, cluster: Cluster, count: int, ticks: int) -> dict[str,
                     + 'prefix = "/oms/bench-tick/"\n'
                 )
                 git.commit_all(run.repo, "the store on etcd")
+                pin_cluster(Path(run.repo), Path(run.state_root))
             ws = stack.enter_context(Workspace.open(run.state_root, run.repo, etcd=True))
             ws.host_name = "bench"
             fill_tickets(ws, count, 1 if ws.store.backend is None else 8, blocked=True)
@@ -352,6 +354,9 @@ def main() -> int:
     scratch_anchors()
     pin_scratch_git()
     with tempfile.TemporaryDirectory(prefix="oms-bench-") as scratch:
+        # the person's settings, where each repository's cluster is pinned: the bench's own
+        os.environ["XDG_CONFIG_HOME"] = f"{scratch}/person-config"
+        os.makedirs(os.environ["XDG_CONFIG_HOME"], mode=0o700)
         cluster = Cluster(Path(scratch))
         try:
             cluster.start_all()
