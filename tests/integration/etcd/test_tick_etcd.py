@@ -492,7 +492,7 @@ def test_a_ticket_leased_by_one_hosts_conductor_is_its_chain_not_another_hosts(
 
 
 def test_a_lease_another_host_expired_starts_its_next_attempt_on_this_host(
-    deliverable: Chain, etcd_cluster: Cluster, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
+    deliverable: Chain, etcd_cluster: Cluster, etcd_prefix: str
 ) -> None:
     """Host b's conductor expires a lease (its `lease-expiry` evidence, signed by b's state key);
     host a leases the next attempt and proposes it, which reads that evidence for the worktree's
@@ -500,7 +500,7 @@ def test_a_lease_another_host_expired_starts_its_next_attempt_on_this_host(
     tickets are); before, every such proposal failed "signed by another key", a failed attempt
     each time (the 60-ticket chaos soak: three of one ticket's five). Unpinned, it is refused."""
     chain = deliverable
-    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    home = _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)  # the person's settings
     for other in _second_host(chain):
         with Workspace.open(str(chain.state), str(chain.repo), etcd=True, clock=chain.clock) as a:
             a.host_name = "host-a"
@@ -517,11 +517,8 @@ def test_a_lease_another_host_expired_starts_its_next_attempt_on_this_host(
             worktrees.create(a, ticket_id)
             with pytest.raises(SignatureError, match="signed by another key"):
                 dispatches.propose(a, ticket_id)  # host b not pinned here: not vouched for
-        settings = chain.base / "config-a"
-        (settings / "oms").mkdir(parents=True)
         pin = f'[hosts]\nhost-b = "{meta.key_id}:{meta.public_key.hex()}"\n'
-        (settings / "oms" / "etcd.toml").write_text(pin)
-        monkeypatch.setenv("XDG_CONFIG_HOME", str(settings))
+        (home / "oms" / "etcd.toml").write_text(pin)  # host a pins host b's key
         with Workspace.open(str(chain.state), str(chain.repo), etcd=True, clock=chain.clock) as a:
             a.host_name = "host-a"
             dispatch, created = dispatches.propose(a, ticket_id)
