@@ -39,6 +39,7 @@ import random
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,7 @@ from oms.adapters.providers.command import home
 from oms.limits import LIMITS
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, settings_of
 from tests.helpers import eventually
 from tests.hosts_rig import Host, Rig
 from tests.restart import RECORDED, STARTED
@@ -225,15 +226,26 @@ def _revive(hosts: list[Host], conductors: dict[str, subprocess.Popen[bytes]]) -
             conductors[host.name] = host.start_conductor()
 
 
+@contextlib.contextmanager
+def _workspace(host: Host) -> Iterator[Workspace]:
+    """`host`'s workspace on the cluster, opened in this process with that host's own settings
+    (where its cluster and the other hosts' keys are pinned)."""
+    with (
+        settings_of(host.config_home),
+        Workspace.open(str(host.state), str(host.repo), etcd=True) as ws,
+    ):
+        yield ws
+
+
 def _cluster_now(rig: Rig) -> str:
     host = next(iter(rig.hosts.values()))
-    with Workspace.open(str(host.state), str(host.repo), etcd=True) as ws:
+    with _workspace(host) as ws:
         return ws.now()
 
 
 def _tickets(rig: Rig) -> dict[str, tuple[str, dict[str, object]]]:
     host = next(iter(rig.hosts.values()))
-    with Workspace.open(str(host.state), str(host.repo), etcd=True) as ws:
+    with _workspace(host) as ws:
         return {t.record_id: (t.state, dict(t.payload)) for t in tickets.list_all(ws)}
 
 
@@ -253,7 +265,7 @@ def count(rig: Rig, outcome: Outcome, windows: list[Window]) -> None:
     recorded: set[str] = set()
     first = next(iter(rig.hosts.values()))
     for host in rig.hosts.values():
-        with Workspace.open(str(host.state), str(host.repo), etcd=True) as ws:
+        with _workspace(host) as ws:
             for dispatch_id in ws.store.records("dispatch").ids():
                 dispatch = ws.store.records("dispatch").read(dispatch_id)
                 rel = f"{home(str(dispatch.payload['session_id']))}/worker.log"
@@ -264,7 +276,7 @@ def count(rig: Rig, outcome: Outcome, windows: list[Window]) -> None:
                     recorded.add(dispatch_id)
     outcome.launches = sum(starts.values())
     outcome.duplicates = [f"{d}: its agent started {n} times" for d, n in starts.items() if n > 1]
-    with Workspace.open(str(first.state), str(first.repo), etcd=True) as ws:
+    with _workspace(first) as ws:
         records = ws.store.records("dispatch")
         all_tickets = {t.record_id: t for t in tickets.list_all(ws)}
         for dispatch_id in records.ids():
