@@ -310,12 +310,18 @@ def structured(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """Every file and directory under `root` with a digest of its content and mode."""
+    """Every file and directory under `root` with a digest of its content and mode — but an empty
+    folder of the outbox: the first lock of a consumer makes it (a refused `oms worker resume`
+    takes the dispatch's typing lock, ADR 0045 `resumeonce`), and it holds nothing once the lock
+    is let go."""
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames:
             path = Path(dirpath) / name
-            out[str(path.relative_to(root)) + "/"] = oct(path.lstat().st_mode)
+            rel = str(path.relative_to(root))
+            if rel.startswith("outbox/") and not any(path.iterdir()):
+                continue  # a lock's folder, empty
+            out[rel + "/"] = oct(path.lstat().st_mode)
         for name in filenames:
             path = Path(dirpath) / name
             if path.is_socket():

@@ -107,6 +107,11 @@ NOT_MODELLED: tuple[tuple[str, str], ...] = (
         "the kill marker, the pane and its sandbox ended: `stop`'s first step",
     ),
     (
+        "oms.services.delivery.lifecycle:_Request.halt",
+        "oms's own park of a run that cannot pause ends its pane after the park is recorded "
+        "(`park`'s last step, ADR 0045 `halt`): its end keeps the park, as a pane's death would",
+    ),
+    (
         "oms.services.delivery.lifecycle:_Request.cleanup",
         "the stopped pane's files dropped once its end is recorded: `stop`'s last effect",
     ),
