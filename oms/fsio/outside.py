@@ -57,12 +57,17 @@ def write_new_user_file(path: str, data: bytes) -> None:
             f"{shown(path)}: {(exc.strerror or 'cannot create').lower()}"
         ) from exc
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        _write_synced(fd, data)
     finally:
         os.close(fd)
+
+
+def _write_synced(fd: int, data: bytes) -> None:
+    """All of `data` to the open file `fd`, then synced (its caller closes it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
 
 
 def replace_user_file(path: str, data: bytes) -> None:
@@ -86,10 +91,7 @@ def replace_user_file(path: str, data: bytes) -> None:
         ) from exc
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            _write_synced(fd, data)
         finally:
             os.close(fd)
         os.rename(temp, path)

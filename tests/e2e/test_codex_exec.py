@@ -46,16 +46,22 @@ def mock() -> Iterator[ModelMock]:
     server.stop()
 
 
-def test_codex_exec_worker_end_to_end(
-    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _codex_exec(deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scaffold's Codex role as a `codex_exec` worker, the model mock its endpoint, a Codex
+    home of the test's own (no login: the role endpoint needs none)."""
     codex_home = deliverable.base / "user-codex-home"
     codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
     deliverable.edit_config(
         lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
     )
     _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+
+
+def test_codex_exec_worker_end_to_end(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _codex_exec(deliverable, mock, monkeypatch)
     mock.script = Script(
         [
             Call("read_dispatch", {}),
@@ -106,13 +112,7 @@ def test_a_codex_exec_run_that_ends_without_a_result_waits_for_a_person(
     `no_result` at once, as Claude Code's (ADR 0045 amendment `ends`): a person looks, and no
     clock resumes it (`conductor.due_resume`); its pane's end keeps that park. Once due, a
     person's resume relaunches the run on its own thread, which then records its result."""
-    codex_home = deliverable.base / "user-codex-home"
-    codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    deliverable.edit_config(
-        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
-    )
-    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    _codex_exec(deliverable, mock, monkeypatch)
     mock.script = Script(
         [Call("read_dispatch", {}), Call("acknowledge_dispatch", {})],
         final_text=lambda _text: EARLY,  # and then only words, never a result
@@ -183,13 +183,7 @@ def test_oms_s_own_park_of_a_codex_exec_run_ends_it_and_its_resume_continues_its
     so no model request is made while the records say parked (ADR 0045 amendment `halt`). Its
     pane's end keeps the park under a conductor's reconcile too, and once due its resume
     relaunches it on its own thread, which records the result."""
-    codex_home = deliverable.base / "user-codex-home"
-    codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    deliverable.edit_config(
-        lambda s: s.replace('transport = "codex_goal"', 'transport = "codex_exec"')
-    )
-    _use(deliverable, ROLE, "gpt-6.2-sol", "codex_exec", mock.base + "/v1", [])
+    _codex_exec(deliverable, mock, monkeypatch)
     mock.script = Script(
         [
             Call("read_dispatch", {}),
