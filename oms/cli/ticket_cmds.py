@@ -578,7 +578,7 @@ def worktree_create(
     """
     from oms.services.chain import worktrees
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         ticket = _ticket(ws, ticket)
         record, created = worktrees.create(ws, ticket, base)
     if json_out:
@@ -606,9 +606,11 @@ def worktree_show(
       oms worktree show tkt-3
     """
     from oms.errors import RecordNotFoundError
+    from oms.services.chain import worktrees
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         ticket = _ticket(ws, ticket)
+        worktrees.refuse_elsewhere(ws, ticket)
         record = ws.store.worktrees.get(ticket)
     if record is None:
         raise RecordNotFoundError(
@@ -641,7 +643,7 @@ def worktree_gc(
     """
     from oms.services.finishing import worktree_gc
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         report = worktree_gc.gc(ws, dry_run=dry_run)
     if json_out:
         emit(

@@ -97,21 +97,23 @@ class Put(NamedTuple):
 
 
 class Delete(NamedTuple):
-    """Delete `key`."""
+    """Delete `key` (every key starting with it when `prefix`)."""
 
     key: str
+    prefix: bool = False
 
 
 class Get(NamedTuple):
     """Read `key` (in a transaction's branch); with `prefix`, the keys starting with it, at most
     `limit` (0: all), the newest created first when `newest_first`, the greatest key first when
-    `last_first`."""
+    `last_first`; with `created`, only the keys created at that revision (in one transaction)."""
 
     key: str
     prefix: bool = False
     limit: int = 0
     newest_first: bool = False
     last_first: bool = False
+    created: int = 0
 
 
 Op = Put | Delete | Get
@@ -250,12 +252,17 @@ def _op(op: Op) -> dict[str, object]:
             put["lease"] = str(op.lease)
         return {"request_put": put}
     if isinstance(op, Delete):
-        return {"request_delete_range": {"key": _key(op.key)}}
+        gone: dict[str, object] = {"key": _key(op.key)}
+        if op.prefix:
+            gone["range_end"] = _b64(prefix_end(op.key))
+        return {"request_delete_range": gone}
     get: dict[str, object] = {"key": _key(op.key)}
     if op.prefix:
         get["range_end"] = _b64(prefix_end(op.key))
     if op.limit:
         get["limit"] = str(op.limit)
+    if op.created:
+        get["min_create_revision"] = get["max_create_revision"] = str(op.created)
     if op.newest_first:
         get["sort_order"] = "DESCEND"
         get["sort_target"] = "CREATE"

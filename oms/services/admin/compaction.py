@@ -14,20 +14,26 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from oms.adapters.etcd import compaction as keys
+from oms.adapters.etcd.store import EtcdStore
 from oms.canonical import JsonObject, access, parse_ts
 from oms.canonical.strict_json import loads_foreign
-from oms.domain import finishing
+from oms.domain import finishing, hosts
 from oms.domain.config import worktrees_directory
-from oms.errors import OmsError
+from oms.errors import LeaseError, OmsError
 from oms.fsio import Root
 from oms.fsio.locks import acquire
 from oms.limits import LIMITS
+from oms.services.admin import compaction_keys
 from oms.services.workspace import Workspace
 from oms.store import Record, compaction, panefiles
+from oms.store.backend import Fence
 from oms.store.events import EVENTS_DIR
 from oms.store.evidence import EVIDENCE_DIR
 from oms.store.ledger import line_key, read_chain
@@ -52,16 +58,26 @@ class Report:
         return sum(int(str(r["bytes_before"])) - int(str(r["bytes_after"])) for r in self.compacted)
 
 
-def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report:
-    """One pass over the ended tickets (at most `limit` compacted)."""
+def compact(
+    ws: Workspace,
+    *,
+    dry_run: bool,
+    limit: int | None = None,
+    step: compaction_keys.Step = compaction_keys.no_step,
+) -> Report:
+    """One pass over the ended tickets (at most `limit` compacted). On an etcd store the keys
+    (`admin/compaction_keys.py`), under the cluster's compaction lock, each delete fenced by it;
+    `step` is called between the steps there (a test stops a compaction at one)."""
     report = Report(dry_run)
     after = finishing.parse(ws.config().raw).compact_after_days
     root = ws.store.state.root
     if after <= 0:
         report.off = True
         return report
-    root.mkdirs(compaction.DIR)
-    with acquire(root, compaction.LOCK):
+    cluster = _cluster(ws)
+    if cluster is None:
+        root.mkdirs(compaction.DIR)
+    with _locked(ws, cluster, dry_run) as fence:
         ledger: dict[str, str] = {}
 
         def last() -> dict[
@@ -71,7 +87,8 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
                 ledger.update((e.path, e.sha256) for e in read_chain(root, line_key(root)).entries)
             return ledger
 
-        if not dry_run and root.exists(compaction.RETIRED) and root.listdir(compaction.RETIRED):
+        retired = cluster is None and root.exists(compaction.RETIRED)
+        if not dry_run and retired and root.listdir(compaction.RETIRED):
             report.kept.extend(
                 {"ticket_id": "-", "why": why} for why in compaction.sweep_retired(root, last())
             )
@@ -79,23 +96,65 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
         ended = ws.store.latest("ticket").in_states(finishing.ENDED_TICKET)
         due = [t for t in ended if now_ms >= parse_ts(t.observed_at) + after * finishing.DAY_MS]
         report.not_due = len(ended) - len(due)
-        parts = _Parts(ws, due)
+        parts = _Parts(ws, due, cluster)
         todo: list[Record] = []
         for ticket in due:
             if not parts.has_files(ticket.record_id):
                 continue  # compacted already
-            why = finishing.compaction_blocker(parts.of(ticket), now_ms, after)
+            why = parts.elsewhere(ticket.record_id) or finishing.compaction_blocker(
+                parts.of(ticket), now_ms, after
+            )
             if why is not None:
                 report.kept.append({"ticket_id": ticket.record_id, "why": why})
             elif limit is None or len(todo) < limit:
                 todo.append(ticket)
         for ticket in todo:
             try:
-                row = _one(ws, ticket, parts, last(), dry_run)
+                if cluster is None:
+                    row = _one(ws, ticket, parts, last(), dry_run)
+                else:
+                    row = compaction_keys.one(
+                        cluster,
+                        ticket,
+                        parts.records[ticket.record_id],
+                        parts.files()[ticket.record_id],
+                        parts.receipts(),
+                        fence,
+                        dry_run=dry_run,
+                        step=step,
+                    )
+            except LeaseError:
+                raise  # the lock is lost: nothing more is deleted
             except OmsError as exc:
                 row = {"ticket_id": ticket.record_id, "why": exc.message}
             (report.kept if "why" in row else report.compacted).append(row)
     return report
+
+
+def _cluster(ws: Workspace) -> EtcdStore | None:
+    """The workspace's etcd store, or None on files."""
+    backend = ws.store.backend
+    return backend if isinstance(backend, EtcdStore) else None
+
+
+@contextlib.contextmanager
+def _locked(ws: Workspace, cluster: EtcdStore | None, dry_run: bool) -> Iterator[Fence | None]:
+    """The compaction lock: the state root's lock file, or on a cluster `locks/compact` under a
+    lease kept alive while it works (`LockHeldError` naming its holder when another compaction,
+    of any host, holds it), whose fence every write and delete carries. A dry run on a cluster
+    takes none: it writes nothing."""
+    if cluster is None:
+        with acquire(ws.store.state.root, compaction.LOCK):
+            yield None
+        return
+    if dry_run:
+        yield None
+        return
+    held = cluster.hold(keys.LOCK, f"host {ws.host()} pid {os.getpid()}", wait_s=0)
+    try:
+        yield held.fence
+    finally:
+        held.close()
 
 
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
@@ -120,9 +179,11 @@ def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
 class _Parts:
     """The records, evidence and events of the tickets due, each read once."""
 
-    def __init__(self, ws: Workspace, due: list[Record]) -> None:
+    def __init__(self, ws: Workspace, due: list[Record], cluster: EtcdStore | None) -> None:
         self.ws = ws
         self.root = ws.store.state.root
+        self.cluster = cluster
+        self._receipts: dict[str, list[str]] | None = None
         wanted = {t.record_id for t in due}
         self.records: dict[str, dict[str, list[Record]]] = {
             t: {k: [] for k in compaction.RECORD_KINDS} for t in wanted
@@ -137,6 +198,32 @@ class _Parts:
     def has_files(self, ticket_id: str) -> bool:
         """Does a record of the ticket's still live outside an archive? (Its records go last.)"""
         return any(self.records[ticket_id].values())
+
+    def elsewhere(self, ticket_id: str) -> str | None:
+        """On a cluster, why a ticket another host's worker ran is that host's to compact: its
+        worktree and panes are there, which this host cannot see (None: this host's)."""
+        if self.cluster is None:
+            return None
+        me = self.ws.host()
+        for worker in self.records[ticket_id]["worker"]:
+            host = hosts.host_of(worker_payload(worker), me)
+            if host != me:
+                return f"its worker {worker.record_id} ran on host {host}: compact it there"
+        return None
+
+    def receipts(self) -> dict[str, list[str]]:
+        """On a cluster, event id -> its receipts' keys (read once, keys only)."""
+        if self._receipts is None:
+            self._receipts = {}
+            if self.cluster is not None:
+                for kv in self.cluster.client.range_prefix(
+                    self.cluster.key(f"{OUTBOX_DIR}/"), keys_only=True
+                ):
+                    rel = kv.key[len(self.cluster.prefix) :]
+                    if rel.endswith(RECEIPT_SUFFIX) and rel.count("/") == 2:
+                        eid = rel.rsplit("/", 1)[1].removesuffix(RECEIPT_SUFFIX)
+                        self._receipts.setdefault(eid, []).append(rel)
+        return self._receipts
 
     def of(self, ticket: Record) -> finishing.TicketParts:
         """What the rule decides on."""
@@ -170,12 +257,11 @@ class _Parts:
         dispatches = {
             r.record_id: t for t, kinds in self.records.items() for r in kinds["dispatch"]
         }
-        for name in _names(self.root, EVIDENCE_DIR):
-            tid = _field(self.root, f"{EVIDENCE_DIR}/{name}", evidence=True).get("ticket_id")
+        for rel, doc in self._documents(EVIDENCE_DIR, evidence=True):
+            tid = doc.get("ticket_id")
             if isinstance(tid, str) and tid in found:
-                found[tid].append(f"{EVIDENCE_DIR}/{name}")
-        for name in _names(self.root, EVENTS_DIR):
-            doc = _field(self.root, f"{EVENTS_DIR}/{name}")
+                found[tid].append(rel)
+        for rel, doc in self._documents(EVENTS_DIR):
             payload = doc.get("payload")
             if not isinstance(payload, dict):
                 continue
@@ -186,9 +272,26 @@ class _Parts:
                 else dispatches.get(did if isinstance(did, str) else "")
             )
             if owner is not None:
-                found[owner].append(f"{EVENTS_DIR}/{name}")
+                found[owner].append(rel)
         self._files = found
         return found
+
+    def _documents(
+        self, rel_dir: str, *, evidence: bool = False
+    ) -> Iterator[tuple[str, JsonObject]]:
+        """Each file (or, on a cluster, key) under `rel_dir` with its JSON document (an evidence's
+        body; {} when it cannot be read as one)."""
+        if self.cluster is not None:
+            for rel, data in keys.documents(self.cluster, rel_dir):
+                yield rel, _document(data, evidence=evidence)
+            return
+        for name in _names(self.root, rel_dir):
+            rel = f"{rel_dir}/{name}"
+            try:
+                found = self.root.read_optional(rel, LIMITS.admin_read_bytes)
+            except OmsError:
+                found = None
+            yield rel, {} if found is None else _document(found, evidence=evidence)
 
 
 def _names(root: Root, rel: str) -> list[str]:
@@ -198,14 +301,13 @@ def _names(root: Root, rel: str) -> list[str]:
         return []
 
 
-def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
-    """A file's JSON document (an evidence's body), or {} when it cannot be read as one."""
+def _document(data: bytes, *, evidence: bool = False) -> JsonObject:
+    """Bytes' JSON document (an evidence's body), or {} when they cannot be read as one."""
     try:
-        data = root.read_optional(rel, LIMITS.admin_read_bytes)
-        doc = loads_foreign(data) if data is not None else {}
+        doc = loads_foreign(data)
         if evidence and isinstance(doc, dict):
             doc = loads_foreign(base64.b64decode(str(doc.get("payload", "")), validate=True))
-    except (OmsError, ValueError, RecursionError, binascii.Error):
+    except (ValueError, RecursionError, binascii.Error):
         return {}
     return doc if isinstance(doc, dict) else {}
 

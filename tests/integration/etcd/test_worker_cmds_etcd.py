@@ -649,7 +649,8 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("ticket", "import", str(issue)),
         ("result", "request-changes", "dsp-1", "--comment", "c", "--person", "Ann", "--yes"),
         ("result", "verify", "dsp-1"), ("result", "merge", "dsp-1"),
-        ("result", "discard", "dsp-1"),
+        ("result", "discard", "dsp-1"), ("store", "compact"), ("store", "sweep"),
+        ("worktree", "create", "tkt-1"), ("worktree", "show", "tkt-1"), ("worktree", "gc"),
     )  # fmt: skip
     codes = set()
     for args in commands:
