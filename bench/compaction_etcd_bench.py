@@ -144,7 +144,9 @@ def main() -> int:
             [[n, f"{took[n] * 1000:.0f}", f"{per[n] * 1000:.1f}"] for n in took],
         )
     )
-    print_ratio("compaction a ticket, etcd", per["etcd"], "files", per["files"])
+    print_ratio(
+        "compaction a ticket, etcd", per["etcd"] * 1000, "files", per["files"] * 1000, stat="mean"
+    )
     return 0
 
 
