@@ -1,14 +1,15 @@
 """Compaction on etcd against compaction on files, in the same run (ADR 0043, amendment `upkeep`).
 
-    .venv/bin/python bench/compaction_etcd_bench.py [--tickets 200] [--versions 5]
+    .venv/bin/python bench/compaction_etcd_bench.py [--tickets 200] [--versions 5] [--events 8]
 
 Starts a real 3-member etcd cluster on loopback ports in a scratch directory (tests/etcd_cluster.py;
 killed by pid at the end) and two demo repositories, one on files and one whose committed `[store]`
 names the cluster, `[retention] compact_after_days = 1`. Into each it writes `--tickets` ended
-tickets, each with a dispatch, a worker and a session record of `--versions` versions (schema-valid
-payloads, written through the store: ledgered as any write), then times one `oms store compact`
-pass (`admin/compaction.py`, in this process) on each: the ticket's records archived and deleted
-(on etcd: the archive a key, every delete fenced by the compaction lock). Then, on the cluster: the
+tickets, each with a dispatch, a worker and a session record of `--versions` versions and
+`--events` events (schema-valid, written through the store: ledgered as any write), then times one
+`oms store compact` pass (`admin/compaction.py`, in this process) on each: each ticket's records
+and events archived and deleted (on etcd: the archive a key, every delete fenced by the compaction
+lock). Then, on the cluster: the
 keys under the prefix and the members' database size (`/v3/maintenance/status`) before and after
 oms's compaction, after etcd's own MVCC compaction to the current revision (`/v3/kv/compaction`,
 what `--auto-compaction-*` does on its schedule) and after a defragmentation of each member.
@@ -43,9 +44,9 @@ ACTOR = "oms-system"
 ENDS = {"dispatch": "result-received", "worker": "done", "session": "stopped"}
 
 
-def fill(ws: Workspace, tickets: int, versions: int) -> None:
+def fill(ws: Workspace, tickets: int, versions: int, events: int) -> None:
     """`tickets` ended tickets, each with its dispatch, worker and session of `versions`
-    versions."""
+    versions and `events` events."""
     at = T0
     for n in range(tickets):
         tid, did, sid = f"tkt-{n + 1}", f"dsp-{n + 1}", str(uuid.UUID(int=n + 1))
@@ -71,6 +72,16 @@ def fill(ws: Workspace, tickets: int, versions: int) -> None:
                     rec,
                     Change(ENDS[kind] if last else state, body, f"op-{v}", ACTOR, at),
                 ).record
+        for k in range(events):
+            ws.store.events.create(
+                f"evt-{n + 1}-{k}",
+                "dispatch-delivery-requested",
+                at,
+                {
+                    "dispatch_id": did, "dispatch_version": k, "worker_record_id": did,
+                    "ticket_id": tid, "attempt": 1, "lease_token": "b" * 64,
+                },
+            )  # fmt: skip
 
 
 def _prepare(base: Path, name: str, cluster: Cluster | None) -> tuple[str, str]:
@@ -98,6 +109,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tickets", type=int, default=200)
     parser.add_argument("--versions", type=int, default=5)
+    parser.add_argument("--events", type=int, default=8)
     args = parser.parse_args()
     pin_scratch_git()
     scratch_anchors()
@@ -113,7 +125,7 @@ def main() -> int:
             for name in ("files", "etcd"):
                 state, repo = _prepare(Path(scratch), name, cluster if name == "etcd" else None)
                 with Workspace.open(state, repo, etcd=True) as ws:
-                    fill(ws, args.tickets, args.versions)
+                    fill(ws, args.tickets, args.versions, args.events)
                 if name == "etcd":
                     count = sum(1 for _ in client.range_prefix("/oms/bench-compact/"))
                     keys.append(["keys under the prefix, ended", str(count)])
@@ -135,7 +147,10 @@ def main() -> int:
             client.close()
         finally:
             cluster.stop()
-    print(f"{args.tickets} ended tickets, 3 records of {args.versions} versions each")
+    print(
+        f"{args.tickets} ended tickets, 3 records of {args.versions} versions and "
+        f"{args.events} events each"
+    )
     print(table(["on etcd", "value"], keys))
     per = {name: seconds / args.tickets for name, seconds in took.items()}
     print(

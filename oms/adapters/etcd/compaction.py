@@ -6,16 +6,19 @@ and session records, its evidence and events go into one archive, created once a
 `compacted/<ticket>.json.z` with its ledger entry (kind `compact`) in one transaction, so every
 host reads and verifies it; only then do the members go, each only while it still holds the bytes
 that were archived. Every delete is a transaction that also compares the compaction lock's create
-revision (`Fence`): once its lease lapsed, or the lock was taken again, nothing more is deleted
-(`LeaseError`). An event's receipts go in its own transaction, so no receipt outlives its event;
-a record's versions, op entries and latest pointer go in one transaction, so a reader finds the
-record whole or gone.
+revision (`Fence`) and each key's mod revision as it was read: once the lease lapsed, or the lock
+was taken again, nothing more is deleted (`LeaseError`). An event goes in the same transaction as
+its receipts, so no receipt outlives its event; a record's versions, op entries and latest pointer
+go in one transaction, so a reader finds the record whole or gone. Keys are packed into as few
+transactions as etcd takes (`LIMITS.etcd_txn_ops`): a ticket's evidence and events in one, its
+records in another.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple, TypeVar
 
 from oms.adapters.etcd.client import Compare, Delete, Get, KeyValue, Op, TxnResult
 from oms.adapters.etcd.store import EtcdStore
@@ -24,6 +27,7 @@ from oms.limits import LIMITS
 from oms.store import ledger
 from oms.store.backend import Fence
 
+_T = TypeVar("_T")
 LOCK = "compact"  # `locks/compact`: one compaction at a time on the cluster, whichever host
 
 
@@ -86,26 +90,55 @@ def delete_held(store: EtcdStore, keys: Sequence[KeyValue], fence: Fence) -> boo
     return _fenced(store, fence, compares, [Delete(kv.key) for kv in keys], "keys")
 
 
-def delete_record(
-    store: EtcdStore,
-    kind: str,
-    record_id: str,
-    pointer: KeyValue,
-    versions: Sequence[KeyValue],
-    fence: Fence,
-) -> bool:
-    """Delete a record whole — its versions, its op entries and its latest pointer — in one
-    transaction, only while the pointer still names the version it named when it was read (a
+class Whole(NamedTuple):
+    """A record to delete whole: its kind, id, latest pointer and versions, as read."""
+
+    kind: str
+    record_id: str
+    pointer: KeyValue
+    versions: Sequence[KeyValue]
+
+
+def delete_records(store: EtcdStore, records: Sequence[Whole], fence: Fence) -> bool:
+    """Delete records whole — each one's versions, op entries and latest pointer — in one
+    transaction, only while each pointer still names the version it named when it was read (a
     version written since moves it), each version read is unchanged, and the lock is still the one
     taken; False otherwise (nothing deleted); `LeaseError` when the lock was lost."""
-    compares = [Compare.modified_at(pointer.key, pointer.mod_revision)]
-    if len(versions) + 2 <= LIMITS.etcd_txn_ops:  # (past that, the pointer alone: versions are
-        compares += [
-            Compare.modified_at(kv.key, kv.mod_revision) for kv in versions
-        ]  # created once)
-    ops: list[Op] = [Delete(store.key(f"records/{kind}/{record_id}/"), prefix=True)]
-    ops.append(Delete(pointer.key))
-    return _fenced(store, fence, compares, ops, f"{kind} {record_id}")
+    compares: list[Compare] = []
+    ops: list[Op] = []
+    for rec in records:
+        compares.append(Compare.modified_at(rec.pointer.key, rec.pointer.mod_revision))
+        compares += [Compare.modified_at(kv.key, kv.mod_revision) for kv in rec.versions]
+        ops.append(Delete(store.key(f"records/{rec.kind}/{rec.record_id}/"), prefix=True))
+        ops.append(Delete(rec.pointer.key))
+    what = ", ".join(f"{rec.kind} {rec.record_id}" for rec in records)
+    return _fenced(store, fence, compares, ops, what)
+
+
+def packed(groups: Sequence[Sequence[KeyValue]]) -> list[list[KeyValue]]:
+    """`groups` of keys packed into transactions' worth (`LIMITS.etcd_txn_ops`, one compare kept
+    for the fence), no group split (a group larger than a transaction is refused)."""
+    return _pack([(list(g), len(g)) for g in groups])
+
+
+def packed_records(records: Sequence[Whole]) -> list[list[Whole]]:
+    """Records packed into transactions' worth (a record's compares: its pointer and versions)."""
+    return _pack([([rec], len(rec.versions) + 1) for rec in records])
+
+
+def _pack(items: list[tuple[list[_T], int]]) -> list[list[_T]]:
+    room = LIMITS.etcd_txn_ops - 1
+    out: list[list[_T]] = []
+    size = room + 1
+    for group, cost in items:
+        if cost > room:
+            raise IntegrityError(f"{cost} keys to delete together: more than one transaction holds")
+        if size + cost > room:
+            out.append([])
+            size = 0
+        out[-1].extend(group)
+        size += cost
+    return out
 
 
 def _fenced(

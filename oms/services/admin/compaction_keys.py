@@ -7,9 +7,9 @@ The archive's bytes are a function of the keys (its `ended_at` is the ticket's l
 retry makes the same archive; it is created once, with its entry, as `compacted/<ticket>.json.z`
 — a key, so another host verifies what it holds without this host. An archive found there is used
 only when its entry is one oms wrote. Then the events (each with its receipts) and evidence go,
-then each record whole; every delete compares the key it read and the lock's token. What a
-compaction stopped anywhere leaves — the archive alone, or some members gone — is finished by the
-next, which works from the archive it finds.
+then the records, each whole; every delete compares the key it read and the lock's token. What a
+compaction stopped anywhere leaves — the archive alone, or its files gone and its records not — is
+finished by the next, which works from the archive it finds.
 """
 
 from __future__ import annotations
@@ -116,18 +116,24 @@ def one(
         if held.get(path) != kv.value:  # written after it?
             why = f"archived, but a key stays: {path} is not in the archive with these bytes"
             return {"ticket_id": tid, "why": why}
-    for path in sorted(p for p in members if not p.startswith("records/")):
-        gone = [members[path]] + [found[r] for r in receipts.get(_event_id(path), []) if r in found]
-        if not keys.delete_held(store, gone, fence):
-            return {"ticket_id": tid, "why": f"archived, but {path} changed (the next one looks)"}
-        step(f"deleted {path}")
-    for (kind, rid), held_versions in sorted(versions.items()):
-        pointer = pointers.get(f"latest/{kind}/{rid}")
-        if pointer is None or not held_versions:
-            continue
-        if not keys.delete_record(store, kind, rid, pointer, held_versions, fence):
-            return {"ticket_id": tid, "why": f"archived, but {kind} {rid} moved (the next looks)"}
-        step(f"deleted {kind} {rid}")
+    groups = [  # each event with its receipts, each evidence key: never apart
+        [members[p]] + [found[r] for r in receipts.get(_event_id(p), []) if r in found]
+        for p in sorted(members)
+        if not p.startswith("records/")
+    ]
+    for batch in keys.packed(groups):
+        if not keys.delete_held(store, batch, fence):
+            return {"ticket_id": tid, "why": "archived, but a key changed (the next one looks)"}
+        step("deleted files")
+    whole = [
+        keys.Whole(kind, rid, pointers[f"latest/{kind}/{rid}"], kvs)
+        for (kind, rid), kvs in sorted(versions.items())
+        if kvs and f"latest/{kind}/{rid}" in pointers
+    ]
+    for records_batch in keys.packed_records(whole):
+        if not keys.delete_records(store, records_batch, fence):
+            return {"ticket_id": tid, "why": "archived, but a record moved (the next one looks)"}
+        step("deleted records")
     return row
 
 
