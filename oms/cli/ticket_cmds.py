@@ -256,9 +256,7 @@ def show(
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
         kept = salvage.listed(ws.config_root, rec.record_id)  # refs of the config repository
-        # (compaction archives only on files: `oms store compact` is not served on etcd)
-        on_files = ws.store.backend is None
-        archived = compaction.summary(ws, rec.record_id) if on_files else None
+        archived = compaction.summary(ws, rec.record_id)  # on a cluster, its key (ADR 0043)
     if json_out:
         emit(
             {

@@ -52,33 +52,36 @@ def under(store: EtcdStore, rel_dir: str) -> list[KeyValue]:
     return list(store.client.range_prefix(store.key(f"{rel_dir}/")))
 
 
-def noted(store: EtcdStore, found: dict[str, KeyValue]) -> set[str]:
+def entries_by_revision(store: EtcdStore) -> dict[int, str]:
+    """Each ledger entry's key by its create revision (one walk of the keys, no values): a key
+    oms creates once is created in the same transaction as its entry, at the same revision."""
+    return {
+        kv.create_revision: kv.key
+        for kv in store.client.range_prefix(store.key(ledger.ENTRY_DIR + "/"), keys_only=True)
+    }
+
+
+def noted(store: EtcdStore, found: dict[str, KeyValue], entries: dict[int, str]) -> set[str]:
     """Which of `found` (relative name -> key) are as the ledger has them: the ledger entry created
-    in the key's own transaction (its create revision) is an entry oms writes (this state key's MAC,
-    or a pinned host's signature), names the key and the sha256 of its bytes. A key written by
-    hand, or deleted and written again, has no such entry."""
-    rels = list(found)
+    in the key's own transaction (`entries`: by create revision) is an entry oms writes (this state
+    key's MAC, or a pinned host's signature), names the key and the sha256 of its bytes. A key
+    written by hand, or deleted and written again, has no such entry."""
+    rels = [rel for rel in found if found[rel].create_revision in entries]
     ok: set[str] = set()
     for start in range(0, len(rels), LIMITS.etcd_txn_ops):
         batch = rels[start : start + LIMITS.etcd_txn_ops]
-        asks: list[Op] = [
-            Get(store.key(ledger.ENTRY_DIR + "/"), prefix=True, created=found[rel].create_revision)
-            for rel in batch
-        ]
+        asks: list[Op] = [Get(entries[found[rel].create_revision]) for rel in batch]
         done = store.client.txn([], asks, [])
-        for rel, entries in zip(batch, done.ranges, strict=True):
+        for rel, kv in zip(batch, done.reads, strict=True):
+            if kv is None or kv.create_revision != found[rel].create_revision:
+                continue
             digest = hashlib.sha256(found[rel].value).hexdigest()
-            for kv in entries:
-                try:
-                    entry = ledger.parse_key_entry(kv.value, store.line, store.pins())
-                except IntegrityError:
-                    continue
-                if (
-                    entry.path == rel
-                    and entry.sha256 == digest
-                    and (entry.checked or entry.vouched)
-                ):
-                    ok.add(rel)
+            try:
+                entry = ledger.parse_key_entry(kv.value, store.line, store.pins())
+            except IntegrityError:
+                continue
+            if entry.path == rel and entry.sha256 == digest and (entry.checked or entry.vouched):
+                ok.add(rel)
     return ok
 
 

@@ -119,6 +119,7 @@ def compact(
                         parts.records[ticket.record_id],
                         parts.files()[ticket.record_id],
                         parts.receipts(),
+                        parts.entries(),
                         fence,
                         dry_run=dry_run,
                         step=step,
@@ -160,14 +161,24 @@ def _locked(ws: Workspace, cluster: EtcdStore | None, dry_run: bool) -> Iterator
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
     """The ticket's archive (path, member count, the ticket's end), or None when it has none; an
     archive oms never noted in the ledger is said to be one (the ledger is read only when an archive
-    is there)."""
+    is there). On a cluster, its key."""
     root = ws.store.state.root
     rel = compaction.archive_path(ticket_id)
+    cluster = _cluster(ws)
     try:
-        data = root.read_optional(rel, LIMITS.archive_bytes)
-        if data is None:
-            return None
-        noted = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}.get(rel)
+        if cluster is not None:  # the archive's key, noted in its own transaction (ADR 0043)
+            found = keys.read(cluster, [rel])
+            if not found:
+                return None
+            data = found[rel].value
+            entries = keys.entries_by_revision(cluster)
+            noted = _sha(data) if keys.noted(cluster, found, entries) else None
+        else:
+            on_disk = root.read_optional(rel, LIMITS.archive_bytes)
+            if on_disk is None:
+                return None
+            data = on_disk
+            noted = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}.get(rel)
         if noted != _sha(data):
             return {"archive": rel, "error": "not an archive oms wrote (run `oms audit verify`)"}
         archive = compaction.decode(data, rel)
@@ -184,6 +195,7 @@ class _Parts:
         self.root = ws.store.state.root
         self.cluster = cluster
         self._receipts: dict[str, list[str]] | None = None
+        self._entries: dict[int, str] | None = None
         wanted = {t.record_id for t in due}
         self.records: dict[str, dict[str, list[Record]]] = {
             t: {k: [] for k in compaction.RECORD_KINDS} for t in wanted
@@ -210,6 +222,12 @@ class _Parts:
             if host != me:
                 return f"its worker {worker.record_id} ran on host {host}: compact it there"
         return None
+
+    def entries(self) -> dict[int, str]:
+        """On a cluster, the ledger's entry keys by create revision (read once, keys only)."""
+        if self._entries is None:
+            self._entries = {} if self.cluster is None else keys.entries_by_revision(self.cluster)
+        return self._entries
 
     def receipts(self) -> dict[str, list[str]]:
         """On a cluster, event id -> its receipts' keys (read once, keys only)."""

@@ -39,13 +39,15 @@ def one(
     records: dict[str, list[Record]],
     files: list[str],
     receipts: dict[str, list[str]],
+    entries: dict[int, str],
     fence: Fence | None,
     *,
     dry_run: bool,
     step: Step = no_step,
 ) -> JsonObject:
     """Compact `ticket` (`records`: its dispatch, worker and session records by kind; `files`: its
-    evidence and events; `receipts`: each event id's receipts); the report's row."""
+    evidence and events; `receipts`: each event id's receipts; `entries`: the ledger's entry keys
+    by create revision, `keys.entries_by_revision`); the report's row."""
     tid = ticket.record_id
     rel = compaction.archive_path(tid)
     pointers = keys.read(
@@ -65,7 +67,7 @@ def one(
     latest = f"records/ticket/{tid}/{ticket.version}.json"
     asked = {**members, **{p: kv for p, kv in found.items() if p not in files}}
     asked.update(keys.read(store, [latest, rel]))
-    ok = keys.noted(store, asked)
+    ok = keys.noted(store, asked, entries)
     if latest not in ok:  # what the rule decided on, as oms wrote it
         return {
             "ticket_id": tid,

@@ -152,6 +152,8 @@ def test_an_ended_ticket_is_compacted_on_the_cluster_and_both_verifies_stay_clea
         assert dispatch_id not in {r.record_id for r in ws.store.latest("dispatch").records}
         assert ws.store.records("ticket").read(ticket_id).state == "done"
         assert compacting.compact(ws, dry_run=False).compacted == []
+    shown = _json(oms.run("ticket", "show", ticket_id, "--json", *where))
+    assert shown["compacted"]["archive"] == archive, shown  # its key, noted
     _clean(oms, on_etcd)
     audited = oms.run("audit", "verify", *where)
     assert "compacted" in audited.stdout, audited.stdout
