@@ -21,12 +21,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from oms.adapters.etcd import compaction as keys
-from oms.adapters.etcd.store import EtcdStore
+from oms.adapters.etcd.store import EtcdStore, Keeper
 from oms.canonical import JsonObject, access, parse_ts
 from oms.canonical.strict_json import loads_foreign
 from oms.domain import finishing, hosts
 from oms.domain.config import worktrees_directory
-from oms.errors import LeaseError, OmsError
+from oms.errors import LeaseError, LockHeldError, OmsError
 from oms.fsio import Root
 from oms.fsio.locks import acquire
 from oms.limits import LIMITS
@@ -77,7 +77,7 @@ def compact(
     cluster = _cluster(ws)
     if cluster is None:
         root.mkdirs(compaction.DIR)
-    with _locked(ws, cluster, dry_run) as fence:
+    with _Lock(ws, cluster, dry_run).held() as lock:
         ledger: dict[str, str] = {}
 
         def last() -> dict[
@@ -120,12 +120,12 @@ def compact(
                         parts.files()[ticket.record_id],
                         parts.receipts(),
                         parts.entries(),
-                        fence,
+                        lock.fence(),
                         dry_run=dry_run,
                         step=step,
                     )
-            except LeaseError:
-                raise  # the lock is lost: nothing more is deleted
+            except (LeaseError, LockHeldError):
+                raise  # the lock is lost (nothing more is deleted), or another compaction's
             except OmsError as exc:
                 row = {"ticket_id": ticket.record_id, "why": exc.message}
             (report.kept if "why" in row else report.compacted).append(row)
@@ -138,24 +138,38 @@ def _cluster(ws: Workspace) -> EtcdStore | None:
     return backend if isinstance(backend, EtcdStore) else None
 
 
-@contextlib.contextmanager
-def _locked(ws: Workspace, cluster: EtcdStore | None, dry_run: bool) -> Iterator[Fence | None]:
-    """The compaction lock: the state root's lock file, or on a cluster `locks/compact` under a
-    lease kept alive while it works (`LockHeldError` naming its holder when another compaction,
-    of any host, holds it), whose fence every write and delete carries. A dry run on a cluster
-    takes none: it writes nothing."""
-    if cluster is None:
-        with acquire(ws.store.state.root, compaction.LOCK):
-            yield None
-        return
-    if dry_run:
-        yield None
-        return
-    held = cluster.hold(keys.LOCK, f"host {ws.host()} pid {os.getpid()}", wait_s=0)
-    try:
-        yield held.fence
-    finally:
-        held.close()
+class _Lock:
+    """The compaction lock: the state root's lock file, held for the whole pass; or on a cluster
+    `locks/compact` under a lease kept alive while it works (`LockHeldError` naming its holder when
+    another compaction, of any host, holds it), taken when the first ticket is to be compacted (an
+    idle pass, a tick's most, writes no key), whose fence every write and delete carries. A dry
+    run on a cluster takes none: it writes nothing."""
+
+    def __init__(self, ws: Workspace, cluster: EtcdStore | None, dry_run: bool) -> None:
+        self.ws, self.cluster, self.dry_run = ws, cluster, dry_run
+        self._held: Keeper | None = None
+
+    def fence(self) -> Fence | None:
+        """The cluster lock's fence, taken now if it is not yet (None: files, or a dry run)."""
+        if self.cluster is None or self.dry_run:
+            return None
+        if self._held is None:
+            holder = f"host {self.ws.host()} pid {os.getpid()}"
+            self._held = self.cluster.hold(keys.LOCK, holder, wait_s=0)
+        return self._held.fence
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[_Lock]:
+        """Hold it for the pass (on files, now), and let it go."""
+        try:
+            if self.cluster is None:
+                with acquire(self.ws.store.state.root, compaction.LOCK):
+                    yield self
+            else:
+                yield self
+        finally:
+            if self._held is not None:
+                self._held.close()
 
 
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from oms.adapters.etcd import compaction as keys
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import acquire, release
-from oms.errors import LeaseError
+from oms.errors import LeaseError, LockHeldError
 from oms.services.admin import compaction as compacting
 from oms.services.admin import compaction_keys
 from oms.services.conductor import tick as conductor
@@ -168,10 +169,11 @@ class _StoppedError(Exception):
 def test_a_compaction_stopped_anywhere_is_finished_by_the_next_and_verifies_clean_meanwhile(
     on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
 ) -> None:
-    """Stopped after its archive (every member still there), its lease revoked there (`LeaseError`,
-    nothing deleted), stopped between its deletes (its events, receipts and evidence gone, its
-    records not): each time both verifies are clean (the keys gone are held by the noted archive),
-    and the next compaction finishes; no lock is left."""
+    """Refused while another host's compaction holds the lock (nothing written); stopped after its
+    archive (every member still there), its lease revoked there (`LeaseError`, nothing deleted),
+    stopped between its deletes (its events, receipts and evidence gone, its records not): each
+    time both verifies are clean (the keys gone are held by the noted archive), and the next
+    compaction finishes; no lock is left."""
     ticket_id, dispatch_id = _ended(on_etcd, oms)
     on_etcd.clock.advance(2 * DAY_MINUTES)
     archive = compaction.archive_path(ticket_id)
@@ -188,6 +190,12 @@ def test_a_compaction_stopped_anywhere_is_finished_by_the_next_and_verifies_clea
         with on_etcd.workspace() as ws:
             return compacting.compact(ws, dry_run=False, step=step)
 
+    with on_etcd.workspace() as ws:  # another compaction, of another host, holds the lock
+        other = acquire(ws.store.backend, keys.LOCK, "host z pid 4242")  # type: ignore[arg-type]
+    with pytest.raises(LockHeldError, match="lock compact is held by host z pid 4242"):
+        compact(compaction_keys.no_step)
+    assert _keys(client, etcd_prefix) == before  # nothing written, nothing deleted
+    client.revoke(other.lease_id)
     with pytest.raises(_StoppedError):
         compact(stop_at("archived"))
     kept = _keys(client, etcd_prefix)
