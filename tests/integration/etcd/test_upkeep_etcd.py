@@ -153,6 +153,11 @@ def test_an_ended_ticket_is_compacted_on_the_cluster_and_both_verifies_stay_clea
         assert dispatch_id not in {r.record_id for r in ws.store.latest("dispatch").records}
         assert ws.store.records("ticket").read(ticket_id).state == "done"
         assert compacting.compact(ws, dry_run=False).compacted == []
+    log = _json(oms.run("audit", "log", "--dispatch", dispatch_id, "--json", *where))
+    whats = [r["what"] for r in log["entries"]]  # the timeline from the archive key's bytes
+    assert any(
+        w.startswith(f"dispatch {dispatch_id} v") and "-> result-received" in w for w in whats
+    )
     shown = _json(oms.run("ticket", "show", ticket_id, "--json", *where))
     assert shown["compacted"]["archive"] == archive, shown  # its key, noted
     _clean(oms, on_etcd)
