@@ -106,14 +106,13 @@ class Delete(NamedTuple):
 class Get(NamedTuple):
     """Read `key` (in a transaction's branch); with `prefix`, the keys starting with it, at most
     `limit` (0: all), the newest created first when `newest_first`, the greatest key first when
-    `last_first`; with `created`, only the keys created at that revision (in one transaction)."""
+    `last_first`."""
 
     key: str
     prefix: bool = False
     limit: int = 0
     newest_first: bool = False
     last_first: bool = False
-    created: int = 0
 
 
 Op = Put | Delete | Get
@@ -261,8 +260,6 @@ def _op(op: Op) -> dict[str, object]:
         get["range_end"] = _b64(prefix_end(op.key))
     if op.limit:
         get["limit"] = str(op.limit)
-    if op.created:
-        get["min_create_revision"] = get["max_create_revision"] = str(op.created)
     if op.newest_first:
         get["sort_order"] = "DESCEND"
         get["sort_target"] = "CREATE"
