@@ -26,6 +26,7 @@ from oms.services.workspace import shapes
 from oms.store.payloads import ticket_payload
 
 if TYPE_CHECKING:
+    from oms.canonical import JsonObject
     from oms.services.workspace import Workspace
 
 app = typer.Typer(
@@ -556,6 +557,11 @@ def _finish(
         typer.echo(f"{rec.record_id} is {rec.state}")
 
 
+def _wt_id(record: JsonObject | None) -> str | None:
+    """A worktree record's id (None: no record)."""
+    return None if record is None else str(record["worktree_id"])
+
+
 @worktree_app.command("create")
 def worktree_create(
     ticket: TicketArg,
@@ -578,6 +584,8 @@ def worktree_create(
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         ticket = _ticket(ws, ticket)
+        mine = ws.store.worktrees.get(ticket)  # (another host's running worker has its own)
+        worktrees.refuse_elsewhere(ws, ticket, _wt_id(mine), running=mine is None)
         record, created = worktrees.create(ws, ticket, base)
     if json_out:
         emit({"ok": True, "created": created, "worktree": record})
@@ -608,8 +616,8 @@ def worktree_show(
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         ticket = _ticket(ws, ticket)
-        worktrees.refuse_elsewhere(ws, ticket)
         record = ws.store.worktrees.get(ticket)
+        worktrees.refuse_elsewhere(ws, ticket, _wt_id(record))
     if record is None:
         raise RecordNotFoundError(
             f"ticket {ticket} has no worktree record", hint=f"oms worktree create {ticket}"

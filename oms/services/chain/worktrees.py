@@ -53,15 +53,22 @@ def _inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip("/") + "/")
 
 
-def host_of(ws: Workspace, ticket_id: str) -> str | None:
-    """On a cluster (ADR 0043, amendment `upkeep`): the host whose clone holds the ticket's
-    worktree when it is not this one — the host of its newest worker — else None (and always on
-    files, where every host's clone is this repository)."""
+def host_of(
+    ws: Workspace, ticket_id: str, worktree_id: str | None = None, *, running: bool = False
+) -> str | None:
+    """On a cluster (ADR 0043, amendment `upkeep`): the host, when it is not this one, of the
+    ticket's newest worker — of the newest that used the worktree `worktree_id`, when given; only
+    one that has not stopped, when `running` — else None (and always on files, where every host's
+    clone is this repository)."""
     if ws.store.backend is None:
         return None
     me = ws.host()
     workers = [
-        w for w in ws.store.latest("worker").records if worker_payload(w)["ticket_id"] == ticket_id
+        w
+        for w in ws.store.latest("worker").records
+        if (found := worker_payload(w))["ticket_id"] == ticket_id
+        and (worktree_id is None or found["worktree_id"] == worktree_id)
+        and (not running or found["health"] != "stopped")
     ]
     if not workers:
         return None
@@ -70,10 +77,12 @@ def host_of(ws: Workspace, ticket_id: str) -> str | None:
     return None if host == me else host
 
 
-def refuse_elsewhere(ws: Workspace, ticket_id: str) -> None:
+def refuse_elsewhere(
+    ws: Workspace, ticket_id: str, worktree_id: str | None = None, *, running: bool = False
+) -> None:
     """Refuse, in one line naming the host, to act on a ticket's worktree that another host's
-    worker has: it is in that host's clone (`OtherHostError`)."""
-    host = host_of(ws, ticket_id)
+    worker has (`host_of`): it is in that host's clone (`OtherHostError`)."""
+    host = host_of(ws, ticket_id, worktree_id, running=running)
     if host is not None:
         raise OtherHostError(
             f"the worktree of {ticket_id} is on host {host}, in its clone; run this there",
@@ -82,10 +91,8 @@ def refuse_elsewhere(ws: Workspace, ticket_id: str) -> None:
 
 
 def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[JsonObject, bool]:
-    """Create (or adopt) the ticket's worktree and write its record; returns (record, created). On
-    a cluster, a ticket whose newest worker is another host's is refused (`refuse_elsewhere`)."""
+    """Create (or adopt) the ticket's worktree and write its record; returns (record, created)."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
-    refuse_elsewhere(ws, ticket.record_id)
     existing = ws.store.worktrees.get(ticket.record_id)
     if existing is not None:
         ready(ws.config_root, existing)

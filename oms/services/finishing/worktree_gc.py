@@ -106,8 +106,8 @@ def _why_kept(
     now: str,
 ) -> str | Checked:
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
-    host = worktrees.host_of(ws, ticket.record_id)
-    if host is not None:  # on a cluster: that host's clone (ADR 0043, amendment `upkeep`)
+    host = worktrees.host_of(ws, ticket.record_id, access.text(record, "worktree_id"))
+    if host is not None:  # on a cluster: that host's worker's (ADR 0043, amendment `upkeep`)
         return f"its worker ran on host {host}, in whose clone its worktree is: gc it there"
     if os.path.realpath(path) not in listed:
         return "git does not list it as a worktree of the repository (oms did not make it there)"
