@@ -21,6 +21,7 @@ from oms.adapters.etcd.store import acquire, release
 from oms.errors import LeaseError, LockHeldError
 from oms.services.admin import compaction as compacting
 from oms.services.admin import compaction_keys
+from oms.services.chain import worktrees
 from oms.services.conductor import tick as conductor
 from oms.store import compaction
 from tests.chain import accepted, use_demo_worker
@@ -84,6 +85,9 @@ def _ended(chain: EtcdChain, oms: OmsCommand) -> tuple[str, str]:
     _json(oms.run("result", "verify", dispatch_id, "--json", *where))
     _json(oms.run("result", "merge", dispatch_id, "--json", *where))
     _json(oms.run("worker", "stop", dispatch_id, "--json", *where))
+    with chain.workspace() as ws:  # a fill of its next attempt on host b is not refused its own
+        ws.host_name = "host-b"
+        assert worktrees.create(ws, ticket_id)[0]["worktree_root"] == worktree
     elsewhere = _json(oms.run("worktree", "gc", "--json", *where, env=_B))
     assert elsewhere["removed"] == [], elsewhere
     assert "gc it there" in str(elsewhere["kept"]), elsewhere
