@@ -19,11 +19,12 @@ import pytest
 
 from oms.adapters import github as github_adapter
 from oms.adapters.etcd.client import Etcd
-from oms.errors import LeaseError
+from oms.errors import EtcdUnavailableError, LeaseError
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.finishing import publish
 from oms.services.finishing.finish import FINISHING
 from tests.chain import WorkerOut, accepted, use_demo_worker, use_worker, wait_for
+from tests.etcd_cluster import Cluster
 from tests.github_standin import GitHubStandIn
 from tests.helpers import OmsCommand, eventually, git
 from tests.integration.etcd import test_deliver_etcd as delivered
@@ -214,6 +215,52 @@ def test_a_publish_whose_lease_lapses_records_nothing_and_the_next_finds_its_pul
     assert [e["payload"]["pull_request"] for e in _published(client, etcd_prefix)] == [1]
     assert _branch(bare, done.branch) == done.commit
     assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    _clean(oms, on_etcd)
+
+
+def test_a_publish_whose_cluster_is_lost_after_its_pull_request_is_found_by_the_next(
+    on_etcd: EtcdChain,
+    oms: OmsCommand,
+    client: Etcd,
+    etcd_prefix: str,
+    etcd_cluster: Cluster,
+    github: GitHubStandIn,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every member killed once the pull request is open: the publish ends in one error
+    (`EtcdUnavailableError`), no `result-published` key; with the cluster back (and the lost
+    holder's lease gone), the next publish finds that pull request and updates it."""
+    dispatch_id, _ = _verified(on_etcd, oms, tmp_path)
+    for name, value in github.env().items():
+        monkeypatch.setenv(name, value)
+    real_create = github_adapter.GitHub.create
+
+    def create_then_lose(*args: Any, **kwargs: Any) -> Any:
+        answer = real_create(*args, **kwargs)
+        for member in etcd_cluster.members:
+            etcd_cluster.kill(member)
+        return answer
+
+    monkeypatch.setattr(github_adapter.GitHub, "create", create_then_lose)
+    try:
+        with on_etcd.workspace() as ws, pytest.raises(EtcdUnavailableError):
+            publish.publish(ws, dispatch_id, person=PERSON, github_repo=REPO)
+    finally:
+        for member in etcd_cluster.members:
+            if member.proc is None:
+                etcd_cluster.restart(member)
+        etcd_cluster.wait_healthy()
+    assert len(github.pulls[REPO]) == 1
+    assert _published(client, etcd_prefix) == []
+    for held in client.range_prefix(f"{etcd_prefix}locks/"):
+        client.revoke(held.lease)  # its lease lapses (its holder could not revoke it)
+    monkeypatch.setattr(github_adapter.GitHub, "create", real_create)
+    with on_etcd.workspace() as ws:
+        done = publish.publish(ws, dispatch_id, person=PERSON, github_repo=REPO)
+    assert (done.created, done.number) == (False, 1)
+    assert len(github.pulls[REPO]) == 1
+    assert [e["payload"]["pull_request"] for e in _published(client, etcd_prefix)] == [1]
     _clean(oms, on_etcd)
 
 
