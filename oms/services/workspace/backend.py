@@ -202,8 +202,9 @@ def refuse_etcd_named(backend: str, where: str) -> None:
             "add|import|list|show|lease|renew|done|block|reopen|retry|expire`, `oms status`, "
             "`oms store verify`, `oms audit verify|log`, `oms worker deliver` (with its worker's "
             "own processes), `oms worker stop|park|resume|send|observe|log`, `oms result "
-            "show|diff|request-changes|verify|merge|discard`, `oms conductor tick|run`, "
-            "`oms dispatch list|show|cancel`, `oms pool show` and `oms proxy` so far (ADR 0043)",
+            "show|diff|request-changes|verify|merge|discard|publish|sync`, `oms live "
+            "authorize|revoke|status`, `oms conductor tick|run`, `oms dispatch "
+            "list|show|cancel`, `oms pool show` and `oms proxy` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 

@@ -22,8 +22,6 @@ REFUSED = (
     ("worktree", "create", "tkt-1"),
     ("worktree", "show", "tkt-1"),
     ("dispatch", "accept", "dsp-1"),
-    ("result", "publish", "tkt-1"),
-    ("result", "sync", "tkt-1"),
     ("audit", "checkpoint"),
     ("pool", "scale", "--to", "2"),
     ("provider", "show"),
@@ -69,7 +67,7 @@ def test_a_configuration_invalid_elsewhere_still_names_its_store(
     with chain.workspace() as ws:
         tickets.add(ws, "On files", "")
     chain.edit_config(lambda text: text + '\n[store]\nbackend = "etcd"\n', commit=True)
-    code, out = _oms(oms, chain, "result", "sync", "tkt-1")
+    code, out = _oms(oms, chain, "worktree", "show", "tkt-1")
     assert code == 1, out
     assert 'store.backend = "etcd" is served only by' in out
 

@@ -650,6 +650,10 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("result", "request-changes", "dsp-1", "--comment", "c", "--person", "Ann", "--yes"),
         ("result", "verify", "dsp-1"), ("result", "merge", "dsp-1"),
         ("result", "discard", "dsp-1"),
+        ("result", "publish", "dsp-1", "--github-repo", "o/r", "--person", "Ann"),
+        ("result", "sync", "dsp-1", "--github-repo", "o/r"),
+        ("live", "authorize", "--repository", "o/r", "--person", "Ann", "--yes"),
+        ("live", "revoke", "--repository", "o/r"), ("live", "status"),
     )  # fmt: skip
     codes = set()
     for args in commands:
