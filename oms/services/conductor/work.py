@@ -332,6 +332,9 @@ def _advance(
     ticket_id = ticket.record_id
     attempt = ticket_payload(ticket)["attempt"]
     try:
+        if dispatch is not None and dispatches.awaits_person(ws, dispatch):  # spends nothing
+            _await_person(d, ticket, dispatch, done, skipped)
+            return
         if _before_launch(d, dispatch):
             waits = checks.reason()
             if waits is not None:
@@ -341,7 +344,7 @@ def _advance(
             doing.step(f"{ticket_id}: its worktree and dispatch")
             worktrees.create(ws, ticket_id)
             dispatch, _ = dispatches.propose(ws, ticket_id)
-        if dispatches.awaits_person(ws, dispatch):  # its role's approval is a person's
+        if dispatches.awaits_person(ws, dispatch):  # proposed now: its approval is a person's
             _await_person(d, ticket, dispatch, done, skipped)
             return
         if (
@@ -404,7 +407,8 @@ def _await_person(
     """A proposed dispatch whose role needs a person's approval: no advisor is asked, nothing is
     accepted; the pool keeps its ticket (its lease renewed once less than half is left, as under
     a running worker) until a person approves (the next tick accepts and delivers it) or rejects
-    it (the ticket is blocked). Said each tick, naming the command (ADR 0043, amendment `hand`)."""
+    it (the ticket is blocked). Said each tick, naming the command (ADR 0043, amendment `hand`);
+    the launch checks are not asked while it waits (they are before it is accepted)."""
     expires = ticket_payload(ticket)["lease_expires_at"]
     if conductor_rules.renew_due(expires, d.ws.config().lease_minutes, d.ws.now()):
         token = text_set(ticket_payload(ticket)["lease_token"], "lease_token")
