@@ -38,6 +38,7 @@ from tests.integration.etcd.test_tick_etcd import (
     _run,
     _second_host,
     _tick,
+    _worker,
 )
 from tests.integration.test_routing import PROVIDERS, ROLE
 
@@ -237,8 +238,8 @@ def test_a_providers_rest_is_seen_by_every_hosts_routing_and_the_pool_scales_on_
     """A provider's cooldown is the cluster's record: host a's `oms provider rest` is what host
     b's `oms route explain` and its conductor's routing decide on, and host b's `oms provider
     clear` ends it for host a. `oms pool scale` as host b changes the one pool every host's `oms
-    pool show` reads, under the pool lock (a lease: none left). Nothing lands in the state root's
-    files."""
+    pool show` reads, under the pool lock (a lease: none left); forced, it parks no worker of
+    host a's, naming the host. Nothing lands in the state root's files."""
     chain = on_etcd
     chain.edit_config(
         lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + PROVIDERS,
@@ -272,8 +273,14 @@ def test_a_providers_rest_is_seen_by_every_hosts_routing_and_the_pool_scales_on_
         assert json.loads(cleared.stdout)["changed"] is True, cleared.stdout + cleared.stderr
         back = json.loads(oms.run(*explain, *_where(chain), env=a).stdout)
         assert back["provider_id"] == "anthropic-a", back
-        scaled = oms.run("pool", "scale", "--to", "1", "--json", *_where(other), env=b)
+        with settings_of(homes["host-a"]), chain.workspace() as ws:  # host a runs both slots
+            ws.host_name = "host-a"
+            for n, slot in ((1, "worker-1"), (2, "worker-2")):
+                _worker(ws, n, "host-a", slot)
+        scaled = oms.run("pool", "scale", "--down", "1", "--force", "--json", *_where(other), env=b)
         assert scaled.returncode == 0, scaled.stdout + scaled.stderr
+        [parked] = json.loads(scaled.stdout)["parked"]  # host a's worker: parked there, not here
+        assert parked.endswith("runs on host host-a; run this there"), parked
         pool = json.loads(oms.run("pool", "show", "--json", *_where(chain), env=a).stdout)
         active = [s["name"] for s in pool["pool"]["slots"] if s["state"] == "active"]
         assert len(active) == 1, pool
