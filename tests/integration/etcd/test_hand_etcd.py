@@ -189,7 +189,8 @@ def test_an_approval_whose_lease_lapses_writes_nothing_and_another_repositorys_i
     lease lapses once it holds the lock (revoked here, as a paused approver's runs out) writes
     neither its evidence nor the dispatch's version (`LeaseError`); then one approves. A clone of
     another repository's state root on the same prefix (its settings pin no key of this one's) is
-    refused the approval of this repository's dispatch in one line, before any lock or key."""
+    refused the approval of this repository's dispatch in one line, before any lock or key. A
+    person rejects another dispatch on the cluster."""
     chain = on_etcd
     ours = {"XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}  # this person's settings
     _needs_person(chain)
@@ -228,6 +229,13 @@ def test_an_approval_whose_lease_lapses_writes_nothing_and_another_repositorys_i
         env=ours,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+    with settings_of(Path(ours["XDG_CONFIG_HOME"])):  # any host's to reject, too
+        _, _, declined = chain.proposed("Declined by a person")
+    rejected = oms.run(
+        "dispatch", "reject", declined, "--reason", "not now", "--json", *_where(chain), env=ours
+    )
+    assert rejected.returncode == 0, rejected.stdout + rejected.stderr
+    assert json.loads(rejected.stdout)["dispatch"]["state"] == "rejected", rejected.stdout
     assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
 
 
