@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '903bd6e1921e1b5fda3ab8c977b3671089c0fbe4c8aa6259f39e77406c16c5d5'
+SOURCE_SHA256 = 'c9cd68a317b6ffc8cbd08773a590fb7b3cbc9ff62176dec176591f48393db1b2'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -79,6 +79,13 @@ def _v913(x: object) -> bool:
     return True
 
 
+def _v914(x: object) -> bool:
+    # role-policy#/properties/roles/additionalProperties/properties/needs_person
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
 def _v908(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
@@ -93,13 +100,15 @@ def _v908(x: object) -> bool:
             return False
         if 'may_review' in x and not _v913(x['may_review']):
             return False
+        if 'needs_person' in x and not _v914(x['needs_person']):
+            return False
         for k in x:
-            if k not in ('capabilities', 'tools', 'may_review'):
+            if k not in ('capabilities', 'tools', 'may_review', 'needs_person'):
                 return False
     return True
 
 
-def _v914(x: object) -> bool:
+def _v915(x: object) -> bool:
     # role-policy#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
@@ -119,12 +128,12 @@ def _v907(x: object) -> bool:
             if k not in () and not _v908(v):
                 return False
         for k in x:
-            if not _v914(k):
+            if not _v915(k):
                 return False
     return True
 
 
-def _v915(x: object) -> bool:
+def _v916(x: object) -> bool:
     # role-policy#/properties/human_approval
     if not (isinstance(x, bool)):
         return False
@@ -143,7 +152,7 @@ def _v905(x: object) -> bool:
             return False
         if 'roles' in x and not _v907(x['roles']):
             return False
-        if 'human_approval' in x and not _v915(x['human_approval']):
+        if 'human_approval' in x and not _v916(x['human_approval']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'human_approval'):

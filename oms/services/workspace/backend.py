@@ -204,7 +204,9 @@ def refuse_etcd_named(backend: str, where: str) -> None:
             "own processes), `oms worker stop|park|resume|send|observe|log`, `oms result "
             "show|diff|request-changes|verify|merge|discard|publish|sync`, `oms live "
             "authorize|revoke|status`, `oms conductor tick|run`, `oms dispatch "
-            "list|show|cancel`, `oms pool show` and `oms proxy` so far (ADR 0043)",
+            "propose|review|approve|accept|reject|list|show|cancel`, `oms pool show|scale`, "
+            "`oms provider show|rest|clear`, `oms route explain` and `oms proxy` so far "
+            "(ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 

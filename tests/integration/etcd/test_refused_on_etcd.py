@@ -21,10 +21,7 @@ from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
 REFUSED = (
     ("worktree", "create", "tkt-1"),
     ("worktree", "show", "tkt-1"),
-    ("dispatch", "accept", "dsp-1"),
     ("audit", "checkpoint"),
-    ("pool", "scale", "--to", "2"),
-    ("provider", "show"),
     ("store", "compact"),
     ("web",),  # checked as it starts (its requests then skip the read)
 )
