@@ -224,13 +224,20 @@ def _import_one(
     ws: Workspace, ticket_id: str, slug: str, content: JsonObject
 ) -> tuple[Record, bool]:
     """The ticket of one checked issue: created (its content, then its first version), or the one
-    imported before with the same content."""
+    imported before with the same content — also when another import of it (another host's, another
+    terminal's) created it between this one's read and its create (ADR 0043 amendment `names2`:
+    that was an `operation-conflict`, and a list's import stopped there)."""
     existing = ws.store.records("ticket").read_if_exists(ticket_id)
-    if existing is not None:
-        if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:
-            raise ConflictError(f"ticket {ticket_id} was imported before with different content")
-        return existing, False
-    return _create(ws, ticket_id, content, "github", slug), True
+    if existing is None:
+        try:
+            return _create(ws, ticket_id, content, "github", slug), True
+        except VersionConflictError:  # its first version is there now: whose, and what?
+            existing = ws.store.records("ticket").read_if_exists(ticket_id)
+            if existing is None:
+                raise
+    if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:
+        raise ConflictError(f"ticket {ticket_id} was imported before with different content")
+    return existing, False
 
 
 def get(ws: Workspace, ticket_id: str) -> Record:
