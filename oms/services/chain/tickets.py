@@ -31,6 +31,7 @@ from oms.errors import (
     OmsError,
     OtherRepositoryError,
     RecordNotFoundError,
+    SignatureError,
     VersionConflictError,
     one_line,
     shown,
@@ -592,16 +593,21 @@ def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
 
     Another process may write the ticket between the read and the expiry (the conductor, a
     person's command): the expiry then decides again on what it finds, as `RecordStore.update`
-    does, rather than stop with the ticket half-judged."""
+    does, rather than stop with the ticket half-judged. Another host's expiry of the same lapse
+    (ADR 0043 amendment `names2`) first shows as its lease-expiry evidence, addressed by content
+    as this one's and signed by its key (`SignatureError` here): the ticket read again says
+    whether it was expired meanwhile; if not, the evidence is not vouched for: that is raised."""
     for _ in range(LIMITS.record_race_rounds):
         try:
             return _expire_once(ws, ticket, now)
-        except VersionConflictError:
+        except (VersionConflictError, SignatureError) as exc:
             ticket = ws.store.records("ticket").read(ticket.record_id)
             if ticket.state != machine.TicketState.LEASED or not machine.is_expired(
                 ticket.state, ticket_payload(ticket), now
             ):
                 return None
+            if isinstance(exc, SignatureError):
+                raise
     return _expire_once(ws, ticket, now)
 
 
