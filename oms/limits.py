@@ -235,6 +235,7 @@ class Limits(NamedTuple):
     hosts_listed: int = 1000  # hosts whose heartbeats are read (more: the rest are not looked at)
     host_beat_bytes: int = 1024  # one heartbeat file
     host_claim_bytes: int = 1024  # a host name's binding to a state key (`names/<host>.json`)
+    host_name_generations: int = 1000  # a host name is released (`oms host release-name`) fewer
 
     # review before merge (`oms result show|diff|request-changes`)
     review_comments: int = 100  # comments one request for changes carries

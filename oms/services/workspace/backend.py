@@ -204,7 +204,8 @@ def refuse_etcd_named(backend: str, where: str) -> None:
             "`oms store verify`, `oms audit verify|log`, `oms worker deliver` (with its worker's "
             "own processes), `oms worker stop|park|resume|send|observe|log`, `oms result "
             "show|diff|request-changes|verify|merge|discard`, `oms conductor tick|run`, "
-            "`oms dispatch list|show|cancel`, `oms pool show` and `oms proxy` so far (ADR 0043)",
+            "`oms dispatch list|show|cancel`, `oms pool show`, `oms host release-name` and "
+            "`oms proxy` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 
