@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c9cd68a317b6ffc8cbd08773a590fb7b3cbc9ff62176dec176591f48393db1b2'
+SOURCE_SHA256 = 'd094b7da699d60d0455051928bbe86fc1b51d2fe459c7fed67b95a027820b6f4'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -76,6 +76,7 @@ MODULES: dict[str, str] = {
     'evidence-envelope': 'evidence_envelope',
     'host-beat': 'host_beat',
     'host-name': 'host_name',
+    'host-name-release': 'host_name_release',
     'host-settings': 'host_settings',
     'journal-entry': 'journal_entry',
     'kill-marker': 'kill_marker',
