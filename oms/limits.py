@@ -49,6 +49,9 @@ class Limits(NamedTuple):
     # (chain/end_lock.py): more than twice (2 x enter_pause_s + activation_confirm_s +
     # activation_late_s)
     end_lock_wait_s: float = 45.0
+    # a command that rewrites a settings file of the person's (`oms store pin-cluster`) waits this
+    # long for another that is rewriting it (fsio/outside.user_file_lock)
+    settings_lock_wait_s: float = 10.0
     ledger_file_bytes: int = 512 * 1024 * 1024  # the largest file the ledger covers (a bundle)
     ledger_tail_bytes: int = 4 * 1024  # read to find the ledger's last line (a line is under 1 KiB)
     ledger_line_bytes: int = 4 * 1024  # no line oms writes in the ledger is longer
@@ -232,6 +235,7 @@ class Limits(NamedTuple):
     hosts_listed: int = 1000  # hosts whose heartbeats are read (more: the rest are not looked at)
     host_beat_bytes: int = 1024  # one heartbeat file
     host_claim_bytes: int = 1024  # a host name's binding to a state key (`names/<host>.json`)
+    host_name_generations: int = 1000  # a host name is released (`oms host release-name`) fewer
 
     # review before merge (`oms result show|diff|request-changes`)
     review_comments: int = 100  # comments one request for changes carries

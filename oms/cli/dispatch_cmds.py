@@ -105,7 +105,7 @@ def propose(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its leasing host's (ADR 0043)
         rec, created = dispatches.propose(ws, handles.ticket(ws, ticket), role, provider)
     if json_out:
         emit({"ok": True, "created": created, "dispatch": shapes.dispatch(rec)})
@@ -130,7 +130,7 @@ def review(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its leasing host's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         rec, ref = dispatches.review(ws, dispatch)
         rationale = ws.store.evidence.get(ref).body["payload"]
@@ -166,12 +166,12 @@ def approve(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:  # the person confirms the whole id
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the person confirms the id
         dispatch = handles.dispatch(ws, dispatch)
     who, _ = confirm_person(
         person, question=f"Approve dispatch {dispatch} as yourself?", expect=dispatch, yes=yes
     )
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # any host's, under a lease
         rec, ref = dispatches.approve(ws, dispatch, person=who, rationale=rationale)
     if json_out:
         emit({"ok": True, "dispatch": shapes.dispatch(rec), "evidence": ref})
@@ -195,7 +195,7 @@ def accept(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its leasing host's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         rec, event = dispatches.accept(ws, dispatch)
     if json_out:
@@ -222,7 +222,7 @@ def reject(
     """
     from oms.services.chain import dispatches, handles
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # any host's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
         rec = dispatches.reject(ws, dispatch, reason)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)

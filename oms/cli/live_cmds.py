@@ -60,7 +60,7 @@ def authorize(
         expect=repository,
         yes=yes,
     )
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `github`)
         rec = live.authorize(ws, repository, person=who, confirmed_by=how)
     if json_out:
         emit({"ok": True, "authorization": shapes.authorization(rec)})
@@ -78,7 +78,8 @@ def revoke(
     json_out: JsonOpt = False,
 ) -> None:
     """Withdraw a live authorisation; the repository's running workers are parked (panes and
-    worktrees kept).
+    worktrees kept). On an etcd cluster every host's are fenced at once, and another host's
+    worker is parked by that host's conductor.
 
     Example:
 
@@ -87,10 +88,15 @@ def revoke(
     """
     from oms.services.chain import fence
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `github`)
         rec, parked = fence.revoke(ws, repository, reason)
+        cluster = ws.store.backend is not None
+        others = fence.elsewhere(ws, rec)  # on a cluster: another host's, parked there
     if json_out:
-        emit({"ok": True, "authorization": shapes.authorization(rec), "parked_workers": parked})
+        doc = {"ok": True, "authorization": shapes.authorization(rec), "parked_workers": parked}
+        if cluster:
+            doc["fenced_elsewhere"] = [{"worker": w, "host": h} for w, h in others]
+        emit(doc)
     else:
         typer.echo(f"{repository}: revoked")
         for worker_id in parked:
@@ -98,13 +104,19 @@ def revoke(
                 f"parked worker {worker_id}: its attempt is fenced (stop "
                 f"it with `oms worker stop {worker_id}`)"
             )
+        for worker_id, host in others:
+            typer.echo(
+                f"fenced worker {worker_id}: it runs on host {host}, whose conductor parks it "
+                f"(stop it there with `oms worker stop {worker_id}`)"
+            )
 
 
 @app.command("status")
 def status(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """Authorisations and the number of journaled contacts.
+    """Authorisations and the number of journaled contacts (on an etcd cluster, the
+    authorisations are the cluster's and the contacts this host's journal).
 
     Example:
 
@@ -113,9 +125,10 @@ def status(
     """
     from oms.services.chain import live
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `github`)
         recs = live.list_all(ws)
-        contacts = len(ws.store.journal("live-contact").seqs())
+        contacts = len(ws.store.journal("live-contact").seqs())  # (on a cluster: this host's)
+        here = " on this host" if ws.store.backend is not None else ""
     if json_out:
         emit(
             {
@@ -137,4 +150,4 @@ def status(
             for r in recs
         ],
     )
-    typer.echo(f"{contacts} contact{'s' if contacts != 1 else ''} journaled")
+    typer.echo(f"{contacts} contact{'s' if contacts != 1 else ''} journaled{here}")

@@ -79,7 +79,7 @@ def scale(
 
     if (to is not None) + bool(up) + bool(down) != 1:
         raise UsageError("give exactly one of --to N, --up K, --down K")
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # under a lease (ADR 0043)
         payload, plan, occupancy = pool.scale(ws, to=to, up=up, down=down, force=force)
         parked = pool.park_draining(ws, occupancy, plan.park) if plan.park else []
     if json_out:

@@ -448,7 +448,7 @@ def publish_cmd(
     from oms.services.finishing import publish
 
     asked = dispatch  # what the person types to confirm: as they named it
-    with workspace(state_root_, config_root_) as ws:  # what would be sent, computed once
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # what is sent, computed once
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         proposal = publish.propose(
             ws, dispatch, remote=remote, base=base, github_repo=github_repo,
@@ -460,7 +460,7 @@ def publish_cmd(
         expect=asked,
         yes=yes,
     )
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `github`)
         done = publish.send(ws, proposal, person=who)  # that very value, not computed again
     if json_out:
         emit(
@@ -563,7 +563,7 @@ def sync_cmd(
         who, _ = confirm_person(
             person, question=f"Request changes of {dispatch} as yourself?", expect=dispatch, yes=yes
         )
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # (ADR 0043, `github`)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.RESULT)
         done = publish.sync(ws, dispatch, remote=remote, github_repo=github_repo, person=who)
     asked = done.requested

@@ -76,7 +76,7 @@ def explain(
     from oms.domain.config import role as find_role
     from oms.services.chain import providers
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         configured = find_role(ws.config(), role or ws.config().worker_role)
         choice = providers.route(ws, configured, provider)
         now = ws.now()
@@ -117,7 +117,7 @@ def show(
     \b
       oms provider show
     """
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         rows = _standing_rows(ws)
     if json_out:
         emit({"ok": True, "providers": rows})
@@ -159,7 +159,7 @@ def rest(
     from oms.domain.routing import Cooldown
     from oms.services.chain import providers
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         until = add_ms(ws.now(), minutes * 60_000)
         changed = providers.rest(
             ws, provider, Cooldown(until, "quota", reason), "oms provider rest"
@@ -190,7 +190,7 @@ def clear(
     """
     from oms.services.chain import providers
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         changed = providers.clear(ws, provider)
     if json_out:
         emit({"ok": True, "changed": changed})

@@ -16,15 +16,20 @@ read as the person's own settings are (`read_user_file(private=True)`), by the s
 
 A store is opened only when the endpoints (as a set), the resolved prefix and, with https://, the
 CA bundle's fingerprint are exactly the pinned ones; two repositories are never pinned one prefix
-on one cluster."""
+on one cluster. A member is compared by where a client connects (`member`), not by its URL's
+spelling: `http://127.0.0.1:2379/`, `http://127.1`, `HTTP://LOCALHOST:02379` are one member, as
+every loopback address and `localhost` are (ADR 0043, amendment `names2`)."""
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
+import socket
 import tomllib
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from oms.canonical import dumps
 from oms.errors import (
@@ -37,6 +42,8 @@ from oms.schemas import validate
 
 PINS = "oms/clusters.toml"  # under `$XDG_CONFIG_HOME`, else `~/.config` (as `etcd.toml`)
 SYSTEM_CA = "system"
+DEFAULT_PORT = 2379  # a URL that names no port: etcd's client port, as the client connects
+LOOPBACK = "loopback"  # every loopback address, `0.0.0.0` and `localhost`: this machine
 
 
 class Pin(NamedTuple):
@@ -124,10 +131,22 @@ def named(pin: Pin) -> str:
 def check(pins: Mapping[str, Pin], wanted: Pin, where: str, command: str) -> None:
     """Raise `ClusterNotPinnedError` unless `wanted` (what the committed `[store]` names for state
     key `wanted.keyid`) is the cluster pinned for that key: the same endpoints as a set, the same
-    prefix, the same CA. `command`: the one that pins it, named in the hint."""
+    prefix, the same CA — and no other repository's pin overlaps it (`overlapping`: a pin file
+    written before `member` compared members by where a client connects, or by hand).
+    `command`: the one that pins it, named in the hint."""
     pin = pins.get(wanted.keyid)
     if pin is not None and same_cluster(pin, wanted):
-        return
+        other = overlapping(pins, pin)
+        if other is None:
+            return
+        raise ClusterNotPinnedError(
+            f"the cluster pinned for this state root ({named(pin)}, state key "
+            f"{pin.keyid[:12]}) overlaps prefix {other.prefix} on {', '.join(other.endpoints)}, "
+            f"pinned for another repository's state root (state key {other.keyid[:12]}, "
+            f"repository {other.repository}) in {where}: nothing was sent to it",
+            hint=f"remove from {where} the pin of the state root that is not yours, then run "
+            f"`{command}` again",
+        )
     what = (
         "which you have not pinned for this state root"
         if pin is None
@@ -149,23 +168,58 @@ def same_cluster(a: Pin, b: Pin) -> bool:
     )
 
 
-def add(pins: Mapping[str, Pin], new: Pin, where: str) -> dict[str, Pin]:
-    """`pins` with `new` in place of its key's pin; `ConfigError` when another repository's state
-    root holds a pin on a member `new` names under the same prefix, or one inside it or around it
-    (two stores in one another's keys): a prefix is one repository's. Two state roots of one
-    repository (one clone, as two hosts' would be) may share it: the name each acts under is
-    bound to its key on the store (amendment `hostname`)."""
+def member(url: str) -> tuple[str, int]:
+    """Where a client connects for the member URL `url`, as (host, port): the host lowercased,
+    without a trailing dot, a numeric one in dotted quads whatever form the resolver accepts
+    (`127.1`, `0x7f.0.0.1`, `2130706433`), every loopback address, `0.0.0.0` and `localhost`
+    one host (`LOOPBACK`); the port as a number, 2379 when none is named; the scheme and a
+    trailing `/` dropped (one port serves one of them). What names share no member here may
+    still share one through a name another resolver maps (a DNS answer is not the person's)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").rstrip(".")
+    try:
+        port = parts.port or DEFAULT_PORT
+    except ValueError:  # the schema allows no bad port; one here is its own member
+        return host, -1
+    try:
+        address = ipaddress.IPv4Address(socket.inet_aton(host))
+    except (OSError, ValueError):
+        local = host == "localhost" or host.endswith(".localhost")
+        return (LOOPBACK if local else host), port
+    return (LOOPBACK if address.is_loopback or address.is_unspecified else str(address)), port
+
+
+def members(pin: Pin) -> frozenset[tuple[str, int]]:
+    """The members `pin` names, as a client connects to them (`member`)."""
+    return frozenset(member(url) for url in pin.endpoints)
+
+
+def overlapping(pins: Mapping[str, Pin], new: Pin) -> Pin | None:
+    """Another repository's pin on a member `new` names (`member`: however either spells it) under
+    the same prefix, or one inside it or around it (two stores in one another's keys), if any. Two
+    state roots of one repository (one clone, as two hosts' would be) may share a prefix: the name
+    each acts under is bound to its key on the store (amendment `hostname`)."""
     for other in pins.values():
         if other.keyid == new.keyid or other.repository == new.repository:
             continue
-        if not set(other.endpoints) & set(new.endpoints):
+        if not members(other) & members(new):
             continue
         if other.prefix.startswith(new.prefix) or new.prefix.startswith(other.prefix):
-            raise ConfigError(
-                f"{where}: prefix {new.prefix} on {', '.join(new.endpoints)} overlaps prefix "
-                f"{other.prefix}, pinned for another repository's state root (state key "
-                f"{other.keyid[:12]}, repository {other.repository}): nothing was pinned",
-                hint="give this repository a [store] prefix of its own, or remove the other pin "
-                f"from {where} if that state root is gone",
-            )
+            return other
+    return None
+
+
+def add(pins: Mapping[str, Pin], new: Pin, where: str) -> dict[str, Pin]:
+    """`pins` with `new` in place of its key's pin; `ConfigError` when another repository's state
+    root holds a pin that overlaps it (`overlapping`): a prefix is one repository's."""
+    other = overlapping(pins, new)
+    if other is not None:
+        raise ConfigError(
+            f"{where}: prefix {new.prefix} on {', '.join(new.endpoints)} overlaps prefix "
+            f"{other.prefix} on {', '.join(other.endpoints)}, pinned for another repository's "
+            f"state root (state key {other.keyid[:12]}, repository {other.repository}): nothing "
+            "was pinned",
+            hint="give this repository a [store] prefix of its own, or remove the other pin "
+            f"from {where} if that state root is gone",
+        )
     return {**pins, new.keyid: new}

@@ -154,6 +154,22 @@ def name_claim(host: str, key_id: str, now: str) -> JsonObject:
     return {"format": NAME_FORMAT, "host": host, "keyid": key_id, "claimed_at": now}
 
 
+RELEASE_FORMAT = "oms-host-name-release-v1"
+
+
+def name_release(host: str, generation: int, keyid: str, by: str, now: str) -> JsonObject:
+    """The release of `host`'s binding `generation` (to the lost state key `keyid`) by the state
+    key `by` at `now` (`schemas/host-name-release.schema.json`, ADR 0043 amendment `names2`)."""
+    return {
+        "format": RELEASE_FORMAT,
+        "host": host,
+        "generation": generation,
+        "keyid": keyid,
+        "released_by": by,
+        "released_at": now,
+    }
+
+
 def name_taken(host: str, holder: JsonObject, key_id: str) -> HostNameTakenError | None:
     """None when `host`'s claim on the store (`holder`) is this state key's (`key_id`), else the
     refusal: another state root acts under that name there (the same name given to two machines,
@@ -165,7 +181,9 @@ def name_taken(host: str, holder: JsonObject, key_id: str) -> HostNameTakenError
         f"host name {host} is bound on this etcd store to state key {str(holder['keyid'])[:16]} "
         f"(since {holder['claimed_at']}); this state root's key is {key_id[:16]}: two state roots "
         "never act under one host name",
-        hint=f"give this host a name of its own: {FIX}",
+        hint=f"give this host a name of its own: {FIX}; if the state root of key "
+        f"{str(holder['keyid'])[:16]} was lost, `oms host release-name {host} --bound-to "
+        f"{str(holder['keyid'])[:16]}` releases the name (ADR 0043 amendment `names2`)",
     )
 
 

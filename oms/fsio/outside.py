@@ -70,6 +70,47 @@ def _write_synced(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
+@contextlib.contextmanager
+def user_file_lock(path: str) -> Iterator[None]:
+    """Hold the person's settings file `path` for one read-decide-replace (`replace_user_file`),
+    so two commands at once never lose one's change (the second reads after the first renamed):
+    an exclusive flock of its folder (made 0700 when missing; never an agent's worktree), waited
+    for up to `LIMITS.settings_lock_wait_s`, then `LockHeldError` in one line. Readers take no
+    lock: a rename shows them the old bytes or the new ones."""
+    import fcntl
+    import time
+
+    from oms.errors import InvalidInputError, LockHeldError, shown
+    from oms.fsio.trees import refuse_agent_tree
+    from oms.limits import LIMITS
+
+    refuse_agent_tree(path, "write a file")
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        why = (exc.strerror or "cannot open").lower()
+        raise InvalidInputError(f"{shown(folder)}: {why}") from exc
+    try:
+        deadline = time.monotonic() + LIMITS.settings_lock_wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockHeldError(
+                        f"{shown(path)}: another oms command has been writing it for "
+                        f"{LIMITS.settings_lock_wait_s:g} s: nothing was written",
+                        hint="run the command again once the other has finished",
+                    ) from None
+                time.sleep(0.02)  # the holder renames within milliseconds
+        yield
+    finally:
+        os.close(fd)  # the flock goes with its descriptor
+
+
 def replace_user_file(path: str, data: bytes) -> None:
     """Replace the person's settings file `path` (outside any root, never in an agent's worktree)
     with `data` at once: a new 0600 file beside it, synced, renamed over it (never through a link:

@@ -124,24 +124,64 @@ class FileBeats:
         write(self.root, doc)  # (a file lock cannot lapse while its holder lives: no fence)
 
 
-def name_path(host: str) -> str:
-    """Where `host`'s binding to a state key lives (`names/<host>.json`)."""
-    return f"{NAMES_DIR}/{host}.json"
+RELEASE_SCHEMA = "host-name-release"
+
+
+def name_path(host: str, generation: int = 0) -> str:
+    """Where `host`'s binding to a state key lives: `names/<host>.json`, and after `generation`
+    releases `names/<host>/<generation>.json` (ADR 0043, amendment `names2`)."""
+    return (
+        f"{NAMES_DIR}/{host}.json" if generation == 0 else f"{NAMES_DIR}/{host}/{generation}.json"
+    )
+
+
+def release_path(host: str, generation: int) -> str:
+    """Where the release of `host`'s binding `generation` lives (`oms host release-name`)."""
+    return f"{NAMES_DIR}/{host}/released/{generation}.json"
+
+
+def _holder(there: bytes, host: str, rel: str) -> JsonObject:
+    holder = parse_document(there, NAME_SCHEMA, rel)
+    if holder["host"] != host:
+        raise IntegrityError(f"{rel} names host {shown(str(holder['host']))}, not {host}")
+    return holder
+
+
+def current_name(backend: Backend, host: str) -> tuple[int, JsonObject] | None:
+    """`host`'s binding that holds — (its generation, the binding) — or None when the name is
+    free (never bound, or its last binding released)."""
+    return _walk(backend, host, None)
 
 
 def claim_name(backend: Backend, claim: JsonObject) -> JsonObject:
     """Bind `claim`'s host name to its state key unless the name is bound already: created once,
     with its ledger entry, by the first command that runs as that host (ADR 0043, amendment
-    `hostname`); the binding that holds, this one or the earlier one."""
-    host = str(claim["host"])
-    rel = name_path(host)
-    there = backend.read(rel, LIMITS.host_claim_bytes)  # bound once: every later command reads
-    if there is None:
-        data = encode_document(claim, NAME_SCHEMA, rel, LIMITS.host_claim_bytes)
-        there = backend.create_once("hostname", rel, data, LIMITS.host_claim_bytes)
+    `hostname`); the binding that holds, this one or the earlier one. A binding the person
+    released (`oms host release-name`, amendment `names2`) holds no more: the name's next
+    generation is claimed the same way."""
+    found = _walk(backend, str(claim["host"]), claim)
+    if found is None:  # (a claim binds the free generation, or finds the holder)
+        raise IntegrityError(f"host name {shown(str(claim['host']))} was neither bound nor free")
+    return found[1]
+
+
+def _walk(backend: Backend, host: str, claim: JsonObject | None) -> tuple[int, JsonObject] | None:
+    """The name's generations in order, each bound once and perhaps released: the first one not
+    released holds it; one not bound yet is `claim`'s (None: free, nothing written)."""
+    for generation in range(LIMITS.host_name_generations):
+        rel = name_path(host, generation)
+        there = backend.read(rel, LIMITS.host_claim_bytes)  # bound once: every later command reads
         if there is None:
-            return claim
-    holder = parse_document(there, NAME_SCHEMA, rel)
-    if holder["host"] != host:
-        raise IntegrityError(f"{rel} names host {shown(str(holder['host']))}, not {host}")
-    return holder
+            if claim is None:
+                return None
+            data = encode_document(claim, NAME_SCHEMA, rel, LIMITS.host_claim_bytes)
+            there = backend.create_once("hostname", rel, data, LIMITS.host_claim_bytes)
+            if there is None:
+                return generation, claim
+        holder = _holder(there, host, rel)
+        released = release_path(host, generation)
+        if backend.read(released, LIMITS.host_claim_bytes) is None:
+            return generation, holder
+    raise IntegrityError(
+        f"host name {host} was released {LIMITS.host_name_generations} times: no more releases"
+    )

@@ -188,14 +188,19 @@ def _check_result(chain: Chain, dispatch_id: str, session_id: str) -> str:
     return head
 
 
-def test_codex_goal_worker_end_to_end(
-    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    codex_home = deliverable.base / "user-codex-home"
+def use_codex_goal(chain: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker role is a Codex `/goal` worker against `mock`, with a Codex home of its own and
+    no login (the role's endpoint needs none)."""
+    codex_home = chain.base / "user-codex-home"
     codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))  # no login: the role endpoint needs none
-    _use(deliverable, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
-    mock.script = Script(
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    _use(chain, "oms.goal-long-executor", "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
+
+
+def codex_goal_turn() -> Script:
+    """The scripted Codex turn: read and acknowledge, an early stop (the gate blocks it), a tool
+    outside the allow-list (PreToolUse denies it), the change, the result, the goal's end."""
+    return Script(
         [
             Call("read_dispatch", {}),
             Call("acknowledge_dispatch", {}),
@@ -207,6 +212,13 @@ def test_codex_goal_worker_end_to_end(
             Say("Done: the dispatch has its result."),
         ]
     )
+
+
+def test_codex_goal_worker_end_to_end(
+    deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_codex_goal(deliverable, mock, monkeypatch)
+    mock.script = codex_goal_turn()
     dispatch_id, session_id = _deliver(deliverable)
     _wait_for_result(deliverable, dispatch_id, mock)
     _check_result(deliverable, dispatch_id, session_id)

@@ -13,6 +13,7 @@ from oms.canonical import access
 from oms.errors import (
     AdvisorError,
     AuthorityChangedError,
+    ConfigError,
     IllegalTransitionError,
     IntegrityError,
     InvalidInputError,
@@ -287,6 +288,33 @@ def test_human_approval_only_where_policy_allows(chain: Chain) -> None:
         accepted, _ = dispatches.accept(ws, second)
     assert (body["producer"], body["evidence_kind"]) == ("human", "human-approval")
     assert rec.payload["advisor_evidence"] is None
+    assert accepted.state == "accepted"
+
+
+def test_a_role_that_needs_a_person_is_never_accepted_on_an_advisors_approval(
+    chain: Chain,
+) -> None:
+    """A role whose grant sets `needs_person` is approved by a person only: the advisor's signed
+    approval of the exact intent does not let it be accepted (the refusal names `oms dispatch
+    approve`); a person's does. A policy that asks a person and allows none is refused as read."""
+    chain.edit_policy(
+        lambda d: d["roles"]["oms.command-executor"].update(needs_person=True), commit=True
+    )
+    with chain.workspace() as ws, pytest.raises(ConfigError, match="human_approval is false"):
+        dispatches.propose(ws, chain.leased_ticket("Refused")[0])
+    chain.edit_policy(lambda d: d.update(human_approval=True), commit=True)
+    _, _, dispatch_id = chain.proposed("Asks a person")
+    with chain.workspace() as ws:
+        assert dispatches.awaits_person(ws, ws.store.records("dispatch").read(dispatch_id))
+        reviewed, _ = dispatches.review(ws, dispatch_id)
+        assert reviewed.payload["advisor_verdict"] == "approve"
+        with pytest.raises(AuthorityChangedError, match="needs a person's approval") as caught:
+            dispatches.accept(ws, dispatch_id)
+        assert f"oms dispatch approve {dispatch_id}" in caught.value.remedy
+        assert ws.store.records("worker").read_if_exists(dispatch_id) is None
+        dispatches.approve(ws, dispatch_id, person="Alice", rationale="lgtm")
+        assert not dispatches.awaits_person(ws, ws.store.records("dispatch").read(dispatch_id))
+        accepted, _ = dispatches.accept(ws, dispatch_id)
     assert accepted.state == "accepted"
 
 

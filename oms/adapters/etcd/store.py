@@ -315,6 +315,27 @@ class EtcdStore:
             raise FileTooLargeError(f"{shown(key)}: over {limit} bytes")
         return existing.value
 
+    def create_once_unless(
+        self, note: str, rel: str, data: bytes, alive: Sequence[str]
+    ) -> list[str]:
+        """Create `rel` once, with its ledger entry, unless one of the keys `alive` is there (a
+        host's heartbeat, its conductor's lock: ADR 0043 amendment `names2`), all compared in
+        the one transaction; the names of those found there and `rel` itself when it was there
+        already (empty: created)."""
+        names = [rel, *alive]
+        done = self._noted(
+            note,
+            rel,
+            data,
+            [Compare.absent(self.key(name)) for name in names],
+            [Put(self.key(rel), data)],
+            [Get(self.key(name)) for name in names],
+        )
+        if done.succeeded:
+            return []
+        found = zip(names, done.reads[: len(names)], strict=True)
+        return [name for name, kv in found if kv is not None]
+
     # ------------------------------------------------------------------ the ledger on keys
     def chain(self) -> KeysChain:
         """The ledger on keys as the anchor outside the cluster follows it (`store/anchor.py`;
@@ -640,6 +661,8 @@ _EVIDENCE = re.compile(r"evidence/([0-9a-f]{64})\.json")
 _CONTENT = re.compile(r"tickets/([^/]+)/([0-9a-f]{64})\.json")
 _LOCK = re.compile(r"locks/([^/]+)(?:/[^/]+){0,2}")
 _HOST = re.compile(r"hosts/(.*)", re.DOTALL)
+_NAMED_AGAIN = re.compile(r"names/([^/]+)/([1-9][0-9]{0,2})\.json")  # after a release (`names2`)
+_RELEASED = re.compile(r"names/([^/]+)/released/(0|[1-9][0-9]{0,2})\.json")
 _NAMED = re.compile(r"names/(.*)\.json", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
@@ -704,6 +727,7 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
     covered: dict[str, _Covered] = {}  # what the ledger must note: versions, events, receipts
     archives: dict[str, tuple[str, compaction.Archive]] = {}  # compaction's: sha256, decoded
     others = _Others()  # evidence signed by another state key
+    names = _Names()  # host names' bindings and their releases
     for kv in store.client.range_prefix(store.prefix):
         read += 1
         rel = kv.key[len(store.prefix) :]
@@ -748,9 +772,16 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                 if len(kv.value) > limits.receipt_bytes:
                     raise FileTooLargeError(f"over {limits.receipt_bytes} bytes")
                 parse_receipt(kv.value, m.group(1), m.group(2), kv.key)
-            elif m := _NAMED.fullmatch(rel):
+            elif m := _RELEASED.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
-                _name_problem(store, kv, m.group(1), limits)
+                names.releases[(m.group(1), int(m.group(2)))] = _release(kv, m.group(1), limits)
+            elif m := _NAMED_AGAIN.fullmatch(rel) or _NAMED.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                generation = int(m.group(2)) if m.re is _NAMED_AGAIN else 0
+                names.bound[(m.group(1), generation)] = (
+                    kv.key,
+                    _name_problem(kv, m.group(1), limits),
+                )
             elif _ARCHIVE.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 archives[rel] = (covered[rel].sha256, compaction.decode(kv.value, rel))
@@ -780,6 +811,7 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
         )
     for kind, record_id, op_id, data, key in ops:
         problems.extend(_op_entry(kind, op_id, data, key, versions.get((kind, record_id), {})))
+    problems.extend(names.problems(store))
     noted = len(covered)
     found_problems, notes, compacted = _ledger(store, entries, covered, archives)
     found_problems += others.problems("evidence documents")
@@ -987,10 +1019,10 @@ def _compacted(path: str, digest: str, held: dict[str, str]) -> bool:
     return held.get(path) == digest
 
 
-def _name_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> None:
+def _name_problem(kv: KeyValue, name: str, limits: Limits) -> str:
     """A host name's binding (`store/hosts.claim_name`, amendment `hostname`): a `host-name`
-    naming the host its key names, bound to this store's state key or a pinned host's
-    (`IntegrityError` otherwise)."""
+    naming the host its key names (`IntegrityError` otherwise); the state key it binds, which
+    `_Names` checks."""
     if rules.NAME.fullmatch(name) is None:
         raise IntegrityError("not a host name's binding (its name is not a host name)")
     if len(kv.value) > limits.host_claim_bytes:
@@ -998,12 +1030,72 @@ def _name_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> 
     doc = parse_document(kv.value, hosts_store.NAME_SCHEMA, kv.key)
     if doc["host"] != name:
         raise IntegrityError(f"names host {shown(str(doc['host']))}, not {name}")
-    keyid = str(doc["keyid"])
-    if store.line is not None and keyid != store.line.key_id and keyid not in store.pins():
-        raise IntegrityError(
-            f"binds host {name} to state key {keyid[:16]}, which no host pinned in your etcd "
-            f"settings holds: nothing vouches for it; {PIN_FIX}"
-        )
+    return str(doc["keyid"])
+
+
+def _release(kv: KeyValue, name: str, limits: Limits) -> tuple[str, str, int]:
+    """A release of a host name's binding (`oms host release-name`, amendment `names2`): its key,
+    the state key it released and the generation it names."""
+    if rules.NAME.fullmatch(name) is None:
+        raise IntegrityError("not a host name's release (its name is not a host name)")
+    if len(kv.value) > limits.host_claim_bytes:
+        raise FileTooLargeError(f"over {limits.host_claim_bytes} bytes")
+    doc = parse_document(kv.value, hosts_store.RELEASE_SCHEMA, kv.key)
+    if doc["host"] != name:
+        raise IntegrityError(f"names host {shown(str(doc['host']))}, not {name}")
+    return kv.key, str(doc["keyid"]), access.integer(doc, "generation")
+
+
+class _Names:
+    """Host names' bindings by (name, generation) — their key and the state key each binds — and
+    their releases (ADR 0043, amendments `hostname` and `names2`): a binding after the first
+    follows the release of the one before it, a release names the key its binding binds, and
+    the binding that holds (none released it) binds this store's state key or a pinned host's."""
+
+    def __init__(self) -> None:
+        self.bound: dict[tuple[str, int], tuple[str, str]] = {}
+        self.releases: dict[tuple[str, int], tuple[str, str, int]] = {}
+
+    def problems(self, store: EtcdStore) -> list[KeyProblem]:
+        out = []
+        for (name, generation), (key, keyid) in sorted(self.bound.items()):
+            if generation > 0 and (name, generation - 1) not in self.releases:
+                out.append(
+                    KeyProblem(
+                        key,
+                        f"binds host {name} again, but binding {generation - 1} was never released",
+                    )
+                )
+            released = self.releases.get((name, generation))
+            if released is not None:
+                if (released[1], released[2]) != (keyid, generation):
+                    out.append(
+                        KeyProblem(
+                            released[0],
+                            f"releases state key {released[1][:16]}"
+                            f" (binding {released[2]}), not the key binding "
+                            f"{generation} binds ({keyid[:16]})",
+                        )
+                    )
+            elif (
+                store.line is not None and keyid != store.line.key_id and keyid not in store.pins()
+            ):
+                out.append(
+                    KeyProblem(
+                        key,
+                        f"binds host {name} to state key {keyid[:16]}, which "
+                        "no host pinned in your etcd settings holds: nothing "
+                        f"vouches for it; {PIN_FIX}",
+                    )
+                )
+        for (name, generation), (key, _, _) in sorted(self.releases.items()):
+            if (name, generation) not in self.bound:
+                out.append(
+                    KeyProblem(
+                        key, f"releases binding {generation} of host {name}, which is not there"
+                    )
+                )
+        return out
 
 
 def _beat_problem(store: EtcdStore, kv: KeyValue, name: str, limits: Limits) -> str | None:

@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '903bd6e1921e1b5fda3ab8c977b3671089c0fbe4c8aa6259f39e77406c16c5d5'
+SOURCE_SHA256 = 'd094b7da699d60d0455051928bbe86fc1b51d2fe459c7fed67b95a027820b6f4'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {
@@ -76,6 +76,7 @@ MODULES: dict[str, str] = {
     'evidence-envelope': 'evidence_envelope',
     'host-beat': 'host_beat',
     'host-name': 'host_name',
+    'host-name-release': 'host_name_release',
     'host-settings': 'host_settings',
     'journal-entry': 'journal_entry',
     'kill-marker': 'kill_marker',

@@ -17,7 +17,7 @@ from oms.canonical import Json, JsonObject, access, equal, sha256_hex
 from oms.domain import approval, dispatches, routing, tickets
 from oms.domain.config import Role, is_worker_role, role
 from oms.domain.dispatches import OPT_OUTS
-from oms.domain.policy import Policy, role_tools, worker_capabilities
+from oms.domain.policy import Policy, needs_person, role_tools, worker_capabilities
 from oms.errors import AuthorityChangedError, ConfigError, LeaseError
 from oms.services.chain.worktrees import worktree_id
 from oms.services.workspace import Workspace
@@ -56,7 +56,7 @@ def check_intent(dispatch: Record) -> str:
 
 def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str) -> None:
     """Signed approval of exactly this intent: the advisor's, or a person's where policy allows
-    it."""
+    it — a person's alone for a role the policy says needs one (`needs_person`)."""
     ticket_id = dispatch_payload(dispatch)["ticket_id"]
     human = dispatch_payload(dispatch).get("approval_evidence")
     if isinstance(human, str):
@@ -69,6 +69,12 @@ def check_approval(ws: Workspace, dispatch: Record, policy: Policy, intent: str)
             intent=intent,
         )
         return
+    if needs_person(policy, dispatch_payload(dispatch)["role_id"]):  # no advisor's will do
+        raise AuthorityChangedError(
+            f"role {dispatch_payload(dispatch)['role_id']} needs a person's approval; "
+            f"dispatch {dispatch.record_id} has none",
+            hint=f"a person runs `oms dispatch approve {dispatch.record_id}`, then it is accepted",
+        )
     ref = dispatch_payload(dispatch).get("advisor_evidence")
     if not isinstance(ref, str):
         how = f"`oms dispatch review {dispatch.record_id}`"

@@ -22,12 +22,13 @@ from oms.canonical import (
 )
 from oms.canonical.strict_json import loads_foreign
 from oms.domain import dispatches as machine
+from oms.domain import hosts as host_rules
 from oms.domain import routing, workers
 from oms.domain import tickets as ticket_machine
 from oms.domain.config import Role, is_worker_role, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
-from oms.domain.policy import check_reviewer, worker_capabilities
+from oms.domain.policy import check_reviewer, needs_person, worker_capabilities
 from oms.errors import (
     AdvisorError,
     AlreadyExistsError,
@@ -39,6 +40,7 @@ from oms.errors import (
     InvalidInputError,
     LeaseError,
     NoProviderError,
+    OtherHostError,
     RecordNotFoundError,
 )
 from oms.schemas import load_schema, validate
@@ -50,7 +52,13 @@ from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
 from oms.services.workspace.committed import uncommitted
 from oms.store import Change, Record
-from oms.store.payloads import as_json, dispatch_payload, text_set, ticket_payload
+from oms.store.payloads import (
+    as_json,
+    dispatch_payload,
+    text_set,
+    ticket_payload,
+    worker_payload,
+)
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import DispatchPayload
@@ -180,6 +188,7 @@ def propose(
         token=text_set(ticket_payload(ticket)["lease_token"], "lease_token"),
         now=ws.now(),
     )
+    refuse_another_hosts_chain(ws, ticket, None)
     ticket = _session_for(ws, ticket)
     config = ws.config()
     configured = role(config, role_id or config.worker_role)
@@ -262,6 +271,28 @@ def propose(
     return result.record, not result.replayed
 
 
+def refuse_another_hosts_chain(ws: Workspace, ticket: Record, dispatch_id: str | None) -> None:
+    """On a cluster (ADR 0043, amendment `hand`): refuse, in one line naming the host, a step of a
+    chain another host goes on with — its worker's host once it has one, before that the host
+    that leased its ticket (`domain/hosts.chain_is_mine`): its worktree, whose path and start
+    the intent binds, is that host's, and a worker accepted here would be launched here, in a
+    worktree this host does not have. Asked before any lock or write. On files every host shares
+    the state root's worktrees: nothing is refused."""
+    if ws.store.backend is None:
+        return
+    worker = None if dispatch_id is None else ws.store.records("worker").read_if_exists(dispatch_id)
+    payload = None if worker is None else worker_payload(worker)
+    this, leased_by = ws.host(), ticket_payload(ticket).get("lease_host")
+    if host_rules.chain_is_mine(leased_by, payload, this):
+        return
+    host = host_rules.host_of(payload, this) if payload is not None else str(leased_by)
+    raise OtherHostError(
+        f"ticket {ticket.record_id} is in the chain of host {host}, whose worktree its dispatch "
+        "runs in; run this there",
+        hint=f"run it on host {host} (OMS_HOST={host})",
+    )
+
+
 @contextlib.contextmanager
 def _stale_hint(dispatch: Record) -> Iterator[None]:
     """An intent the records no longer authorise says how to go on: cancel it and propose again
@@ -323,6 +354,9 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     dispatch = get(ws, dispatch_id)
     if dispatch.state != DispatchState.PROPOSED:
         raise IllegalTransitionError("dispatch", dispatch.state, "review")
+    refuse_another_hosts_chain(
+        ws, ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"]), dispatch_id
+    )
     intent_sha = check_intent(dispatch)
     with _stale_hint(dispatch):  # an intent already stale is never paid for, nor approved
         policy = check_dispatch(ws, dispatch, approved=False).policy
@@ -399,37 +433,71 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
 # ------------------------------------------------------------------ approve (a person)
 def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> tuple[Record, str]:
     """Record a person's approval, where the role policy allows it (its own producer, never the
-    advisor)."""
-    dispatch = get(ws, dispatch_id)
+    advisor): refused before any lock or write when the dispatch is not proposed, is another
+    repository's, or the policy allows no person's approval; then, under the dispatch's end lock
+    (`chain/end_lock.py`: a lease on a cluster whose fence guards both writes, ADR 0043 amendment
+    `hand`), decided again on the dispatch as it is, its evidence and its next version written. Any
+    host may approve: the evidence is signed by its state key, which the accepting host vouches
+    for by its pin."""
+    _approvable(ws, get(ws, dispatch_id))
+    with end_lock(ws, dispatch_id):  # an approval and an attempt's end are written in turn
+        dispatch = get(ws, dispatch_id)
+        intent_sha = _approvable(ws, dispatch)
+        evidence = ws.store.put_evidence(
+            {
+                "format": "oms-evidence-v1",
+                "evidence_kind": "human-approval",
+                "ticket_id": dispatch_payload(dispatch)["ticket_id"],
+                "producer": "human",
+                "producer_role": None,
+                "created_at": ws.now(),
+                "payload": {
+                    "dispatch_id": dispatch.record_id,
+                    "dispatch_intent_sha256": intent_sha,
+                    "verdict": "approve",
+                    "person": person,
+                    "rationale": rationale[:8192],
+                },
+            }
+        )
+        nxt = machine.record_human_approval(
+            dispatch.state, dispatch.payload, evidence_ref=evidence.ref
+        )
+        return _transition(
+            ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, evidence.ref)
+        ), evidence.ref
+
+
+def awaits_person(ws: Workspace, dispatch: Record) -> bool:
+    """Does a proposed dispatch wait for a person's approval: its role needs one (`needs_person`)
+    under the policy it was proposed under, still the one at HEAD, and none is recorded? (One
+    proposed under another policy is stale: its accept says so.)"""
+    if (
+        dispatch.state != DispatchState.PROPOSED
+        or dispatch_payload(dispatch).get("approval_evidence") is not None
+    ):
+        return False
+    policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
+    return needs_person(policy, dispatch_payload(dispatch)["role_id"]) and equal(
+        policy.digest, dispatch_payload(dispatch)["policy_digest"]
+    )
+
+
+def _approvable(ws: Workspace, dispatch: Record) -> str:
+    """Why a person may not approve `dispatch` now (raised), else its intent digest."""
     if dispatch.state != DispatchState.PROPOSED:
         raise IllegalTransitionError("dispatch", dispatch.state, "approve")
+    ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
+    foreign = tickets.another_repository(ws, ticket)
+    if foreign is not None:  # its policy and its worktree are another repository's
+        raise foreign
     intent_sha = check_intent(dispatch)
     policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
     if not policy.human_approval:
         raise AuthorityChangedError("the role policy does not allow human approval")
     if not equal(policy.digest, dispatch_payload(dispatch)["policy_digest"]):
         raise AuthorityChangedError("role policy changed since the dispatch was proposed")
-    evidence = ws.store.put_evidence(
-        {
-            "format": "oms-evidence-v1",
-            "evidence_kind": "human-approval",
-            "ticket_id": dispatch_payload(dispatch)["ticket_id"],
-            "producer": "human",
-            "producer_role": None,
-            "created_at": ws.now(),
-            "payload": {
-                "dispatch_id": dispatch.record_id,
-                "dispatch_intent_sha256": intent_sha,
-                "verdict": "approve",
-                "person": person,
-                "rationale": rationale[:8192],
-            },
-        }
-    )
-    nxt = machine.record_human_approval(dispatch.state, dispatch.payload, evidence_ref=evidence.ref)
-    return _transition(
-        ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, evidence.ref)
-    ), evidence.ref
+    return intent_sha
 
 
 # ------------------------------------------------------------------ accept
@@ -444,6 +512,9 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
     undone."""
     dispatch = get(ws, dispatch_id)
     ws.host()  # the host its worker will name, checked before anything is written
+    refuse_another_hosts_chain(
+        ws, ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"]), dispatch_id
+    )
     if dispatch.state == DispatchState.PROPOSED:
         with _stale_hint(dispatch):
             check_dispatch(ws, dispatch)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from oms.canonical import stable_id
-from oms.domain import fence, workers
+from oms.domain import fence, hosts, workers
 from oms.domain.machine import Next
 from oms.errors import AttemptFencedError, AuthorityChangedError, one_line
 from oms.services.chain import live, worker_moves
@@ -136,16 +136,21 @@ def park(ws: Workspace, dispatch_id: str, why: str, actor: str, *, over: bool = 
     return worker_moves.move(ws, dispatch_id, decide, op=op, actor=actor) is not None
 
 
-def park_fenced(ws: Workspace, keep: Callable[[Record], bool], actor: str) -> list[str]:
+def park_fenced(
+    ws: Workspace, keep: Callable[[Record], bool], actor: str, *, host: str | None = None
+) -> list[str]:
     """Park every worker that has not ended (a recorded result's too: its agent still runs) whose
-    ticket `keep` selects and whose attempt is fenced; the ids of those now parked for a lapse,
-    whoever wrote it (its pane's supervisor may have seen the lapse first)."""
+    ticket `keep` selects and whose attempt is fenced — with `host`, only the workers that host
+    runs; the ids of those now parked for a lapse, whoever wrote it (its pane's supervisor may
+    have seen the lapse first)."""
     parked = []
     tickets = ws.store.records("ticket")
     dispatches = ws.store.records("dispatch")
     for worker_id in ws.store.records("worker").ids():
         worker = ws.store.records("worker").read(worker_id)
         if worker_payload(worker)["health"] == "stopped":
+            continue
+        if host is not None and not hosts.mine(worker_payload(worker), host):
             continue
         if not keep(tickets.read(worker_payload(worker)["ticket_id"])):
             continue
@@ -172,9 +177,19 @@ def expire_leases(ws: Workspace) -> tuple[list[Record], list[str]]:
 
 def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]:
     """`oms live revoke`: withdraw the authorisation and park the workers of that repository's
-    tickets; (the authorisation, the parked workers)."""
+    tickets; (the authorisation, the parked workers). On a cluster (ADR 0043, amendment
+    `github`) the authorisation's record fences every host's attempts at once (each door, the
+    proxy and each supervisor reads it); only this host's workers are parked here, another host's
+    by its own conductor as it ticks, or its pane's supervisor (`elsewhere` names them), as a
+    lapsed lease's are. On files every worker is parked here."""
     rec = live.revoke(ws, repository, why)
-    name = authorization_payload(rec)["repository"].lower()
+    host = None if ws.store.backend is None else ws.host()
+    return rec, park_fenced(ws, _of_repository(rec), "oms-cli", host=host)
+
+
+def _of_repository(authorization: Record) -> Callable[[Record], bool]:
+    """Whether a ticket is a GitHub ticket of the authorisation's repository."""
+    name = authorization_payload(authorization)["repository"].lower()
 
     def of_repository(ticket: Record) -> bool:
         repo = ticket_payload(ticket).get("repository")
@@ -184,7 +199,25 @@ def revoke(ws: Workspace, repository: str, why: str) -> tuple[Record, list[str]]
             and repo.lower() == name
         )
 
-    return rec, park_fenced(ws, of_repository, "oms-cli")
+    return of_repository
+
+
+def elsewhere(ws: Workspace, authorization: Record) -> list[tuple[str, str]]:
+    """(worker, host) of each worker of the authorisation's repository that another host runs
+    and that has not ended: on a cluster, its host parks it (`revoke`); none on files."""
+    if ws.store.backend is None:
+        return []
+    this = ws.host()
+    of_repository = _of_repository(authorization)
+    tickets = ws.store.records("ticket")
+    found = []
+    for worker in ws.store.latest("worker").checked():
+        payload = worker_payload(worker)
+        if payload["health"] == "stopped" or hosts.mine(payload, this):
+            continue
+        if of_repository(tickets.read(payload["ticket_id"])):
+            found.append((worker.record_id, hosts.host_of(payload, this)))
+    return found
 
 
 def still_running(ws: Workspace, dispatch: Record, running: list[str]) -> Record | None:

@@ -31,6 +31,7 @@ from oms.errors import (
     OmsError,
     OtherRepositoryError,
     RecordNotFoundError,
+    SignatureError,
     VersionConflictError,
     one_line,
     shown,
@@ -224,13 +225,20 @@ def _import_one(
     ws: Workspace, ticket_id: str, slug: str, content: JsonObject
 ) -> tuple[Record, bool]:
     """The ticket of one checked issue: created (its content, then its first version), or the one
-    imported before with the same content."""
+    imported before with the same content — also when another import of it (another host's, another
+    terminal's) created it between this one's read and its create (ADR 0043 amendment `names2`:
+    that was an `operation-conflict`, and a list's import stopped there)."""
     existing = ws.store.records("ticket").read_if_exists(ticket_id)
-    if existing is not None:
-        if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:
-            raise ConflictError(f"ticket {ticket_id} was imported before with different content")
-        return existing, False
-    return _create(ws, ticket_id, content, "github", slug), True
+    if existing is None:
+        try:
+            return _create(ws, ticket_id, content, "github", slug), True
+        except VersionConflictError:  # its first version is there now: whose, and what?
+            existing = ws.store.records("ticket").read_if_exists(ticket_id)
+            if existing is None:
+                raise
+    if ws.store.ticket_content.address(content) != ticket_payload(existing)["content_sha256"]:
+        raise ConflictError(f"ticket {ticket_id} was imported before with different content")
+    return existing, False
 
 
 def get(ws: Workspace, ticket_id: str) -> Record:
@@ -585,16 +593,21 @@ def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
 
     Another process may write the ticket between the read and the expiry (the conductor, a
     person's command): the expiry then decides again on what it finds, as `RecordStore.update`
-    does, rather than stop with the ticket half-judged."""
+    does, rather than stop with the ticket half-judged. Another host's expiry of the same lapse
+    (ADR 0043 amendment `names2`) first shows as its lease-expiry evidence, addressed by content
+    as this one's and signed by its key (`SignatureError` here): the ticket read again says
+    whether it was expired meanwhile; if not, the evidence is not vouched for: that is raised."""
     for _ in range(LIMITS.record_race_rounds):
         try:
             return _expire_once(ws, ticket, now)
-        except VersionConflictError:
+        except (VersionConflictError, SignatureError) as exc:
             ticket = ws.store.records("ticket").read(ticket.record_id)
             if ticket.state != machine.TicketState.LEASED or not machine.is_expired(
                 ticket.state, ticket_payload(ticket), now
             ):
                 return None
+            if isinstance(exc, SignatureError):
+                raise
     return _expire_once(ws, ticket, now)
 
 

@@ -332,6 +332,9 @@ def _advance(
     ticket_id = ticket.record_id
     attempt = ticket_payload(ticket)["attempt"]
     try:
+        if dispatch is not None and dispatches.awaits_person(ws, dispatch):  # spends nothing
+            _await_person(d, ticket, dispatch, done, skipped)
+            return
         if _before_launch(d, dispatch):
             waits = checks.reason()
             if waits is not None:
@@ -341,9 +344,13 @@ def _advance(
             doing.step(f"{ticket_id}: its worktree and dispatch")
             worktrees.create(ws, ticket_id)
             dispatch, _ = dispatches.propose(ws, ticket_id)
+        if dispatches.awaits_person(ws, dispatch):  # proposed now: its approval is a person's
+            _await_person(d, ticket, dispatch, done, skipped)
+            return
         if (
             dispatch.state == DispatchState.PROPOSED
             and dispatch_payload(dispatch).get("advisor_verdict") is None
+            and dispatch_payload(dispatch).get("approval_evidence") is None  # a person approved
         ):
             doing.step(f"{ticket_id}: the advisor reviews {dispatch.record_id} (a model call)")
             dispatch, _ = dispatches.review(ws, dispatch.record_id)
@@ -392,6 +399,29 @@ def _advance(
         why = one_line(exc.message) if waits is None else waits
         status = "failed" if waits is None else conductor_rules.CONFIG
         _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=status)
+
+
+def _await_person(
+    d: Delivery, ticket: Record, dispatch: Record, done: list[str], skipped: list[str]
+) -> None:
+    """A proposed dispatch whose role needs a person's approval: no advisor is asked, nothing is
+    accepted; the pool keeps its ticket (its lease renewed once less than half is left, as under
+    a running worker) until a person approves (the next tick accepts and delivers it) or rejects
+    it (the ticket is blocked). Said each tick, naming the command (ADR 0043, amendment `hand`);
+    the launch checks are not asked while it waits (they are before it is accepted)."""
+    expires = ticket_payload(ticket)["lease_expires_at"]
+    if conductor_rules.renew_due(expires, d.ws.config().lease_minutes, d.ws.now()):
+        token = text_set(ticket_payload(ticket)["lease_token"], "lease_token")
+        renewed = tickets.renew(d.ws, ticket.record_id, token)
+        done.append(
+            f"{ticket.record_id}: lease renewed until "
+            f"{ticket_payload(renewed)['lease_expires_at']} (it waits for a person)"
+        )
+    skipped.append(
+        f"{ticket.record_id}: {dispatch.record_id} waits for a person's approval (role "
+        f"{dispatch_payload(dispatch)['role_id']} needs one): "
+        f"oms dispatch approve {dispatch.record_id}"
+    )
 
 
 def _before_launch(d: Delivery, dispatch: Record | None) -> bool:

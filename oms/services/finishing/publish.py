@@ -6,7 +6,17 @@ GitHub contact: disclosed in the `live-contact` journal first, refused unless a 
 the repository (`oms live authorize`); then journaled (a `result-published` event) with the
 person's name, the remote, the branch, the commit and the pull request. What it sends — base,
 title, body, labels, draft — is computed once (`propose`), shown to the person, and that very value
-is sent (`send`); its digest is in the journal's entry and the event (`approved_sha256`)."""
+is sent (`send`); its digest is in the journal's entry and the event (`approved_sha256`).
+
+On an etcd cluster (ADR 0043, amendment `github`) a result is published and sent back only on the
+host whose clone holds its branch (`verify.refuse_another_hosts`, before a lock or a key), and the
+ticket's finishing lock is a lease: before each contact that could open a pull request (the push,
+the create or update) the sender asks the cluster whether the lock is still its own
+(`ProcessingLock.confirm`), so a sender paused past its lease, whose lock another publish took,
+sends nothing more; the `result-published` event carries the lock's fence. A publish whose contact
+landed but whose event did not (its lease lapsed or revoked, the cluster lost) recorded nothing;
+the next publish finds the pull request it opened (`open_for`, the files' rule) and updates it,
+never a second one."""
 
 from __future__ import annotations
 
@@ -24,6 +34,7 @@ from oms.services.finishing import review, verify
 from oms.services.finishing.finish import refuse_sent_back, ticket_lock, ticket_title
 from oms.services.workspace import Workspace
 from oms.store import Record
+from oms.store.outbox import ProcessingLock
 from oms.store.payloads import dispatch_payload
 
 PUBLISHED = "result-published"  # the event a publish leaves (the person's name)
@@ -139,7 +150,9 @@ def propose(
     (default: the branch it would merge into), titled by its ticket, the result's summary its
     body, carrying `labels`; `draft` opens it as a draft (a pull request open already stays as it
     is: GitHub's REST API cannot turn one into a draft). Refused too without the repository's
-    live authorisation. Nothing is written or contacted."""
+    live authorisation, and (on a cluster) on another host than the result's. Nothing is written
+    or contacted."""
+    verify.refuse_another_hosts(ws, dispatch_id)
     labels = tuple(github.check_labels(list(labels)))
     remote = github.check_remote(remote)
     dispatch, result, found, target = _checked(ws, dispatch_id)
@@ -188,12 +201,14 @@ def send(ws: Workspace, approved: Proposal, *, person: str) -> Published:
     """Push and open (or update) the pull request exactly as `approved` says, under the ticket's
     finishing lock (`finish.ticket_lock`), as a merge and a request for changes; refused, nothing
     sent, unless the result is still published as it was proposed (sent back since, verified
-    again, its evidence no longer passing)."""
-    with ticket_lock(ws, approved.ticket_id):
-        return _send(ws, approved, person)
+    again, its evidence no longer passing), or (on a cluster) on another host than the result's,
+    before the lock is taken."""
+    verify.refuse_another_hosts(ws, approved.dispatch_id)
+    with ticket_lock(ws, approved.ticket_id) as held:
+        return _send(ws, approved, person, held)
 
 
-def _send(ws: Workspace, approved: Proposal, person: str) -> Published:
+def _send(ws: Workspace, approved: Proposal, person: str, held: ProcessingLock) -> Published:
     dispatch, result, found, _ = _checked(ws, approved.dispatch_id)
     payload = dispatch_payload(dispatch)
     github.check_remote(approved.remote)  # (names checked again: a proposal is a plain value)
@@ -218,10 +233,12 @@ def _send(ws: Workspace, approved: Proposal, person: str) -> Published:
     )
     repo = ws.config_root
     branch, base = approved.branch, approved.base
+    held.confirm()  # (etcd: the lease still ours, asked before each contact that writes)
     github.push(repo, approved.remote, approved.commit, branch)
     hub = github.GitHub(approved.github_repo, approved.host)
     pr = hub.open_for(branch)
     created = pr is None
+    held.confirm()
     if pr is None:
         pr = hub.create(
             branch=branch, base=base, title=approved.title, body=approved.body,
@@ -352,8 +369,12 @@ def sync(
 ) -> Synced:
     """Read the open pull request of `dispatch_id`'s branch: its result commit's check runs, its
     reviews and its review comments; with `person`, send the result back with them
-    (`review.request_changes`: the ticket's follow-up attempt carries them)."""
+    (`review.request_changes`: the ticket's follow-up attempt carries them) — on a cluster, only
+    on the host whose clone holds the result's branch, refused before any contact
+    (`verify.refuse_another_hosts`); reading it is any host's."""
     dispatch, result = verify.completed_result(ws, dispatch_id)
+    if person is not None:
+        verify.refuse_another_hosts(ws, dispatch_id)
     repo = ws.config_root
     git.refuse_unsafe_config(repo)
     remote = github.check_remote(remote)

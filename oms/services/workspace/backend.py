@@ -23,7 +23,7 @@ from oms.adapters.etcd.store import EtcdStore
 from oms.domain import cluster_pins, etcd_settings
 from oms.domain.config import Config
 from oms.errors import ConfigError
-from oms.fsio.outside import file_signature, read_user_file, replace_user_file
+from oms.fsio.outside import file_signature, read_user_file, replace_user_file, user_file_lock
 from oms.limits import LIMITS
 from oms.store import Store
 from oms.store.backend import Backend
@@ -110,8 +110,9 @@ def pin_cluster(
     named = None if settings is None or settings.tls is None else settings.tls.ca
     ca = read_user_file(named, LIMITS.etcd_tls_file_bytes, trusted=True) if named else None
     new = named_cluster(config, key_id, repository, ca)
-    path, pins = pinned_clusters()
-    replace_user_file(path, cluster_pins.render_pins(cluster_pins.add(pins, new, path)))
+    with user_file_lock(cluster_pins.pins_path(os.environ)):  # read to rename: one at a time
+        path, pins = pinned_clusters()
+        replace_user_file(path, cluster_pins.render_pins(cluster_pins.add(pins, new, path)))
     return path, new, pins.get(key_id)
 
 
@@ -202,9 +203,12 @@ def refuse_etcd_named(backend: str, where: str) -> None:
             "add|import|list|show|lease|renew|done|block|reopen|retry|expire`, `oms status`, "
             "`oms store verify`, `oms audit verify|log`, `oms worker deliver` (with its worker's "
             "own processes), `oms worker stop|park|resume|send|observe|log`, `oms result "
-            "show|diff|request-changes|verify|merge|discard`, `oms conductor tick|run`, "
-            "`oms dispatch list|show|cancel`, `oms pool show`, `oms store compact|sweep`, `oms "
-            "worktree create|show|gc` and `oms proxy` so far (ADR 0043)",
+            "show|diff|request-changes|verify|merge|discard|publish|sync`, `oms live "
+            "authorize|revoke|status`, `oms conductor tick|run`, `oms dispatch "
+            "propose|review|approve|accept|reject|list|show|cancel`, `oms pool show|scale`, "
+            "`oms provider show|rest|clear`, `oms route explain`, `oms host release-name`, "
+            "`oms store compact|sweep`, `oms worktree create|show|gc` and `oms proxy` so far "
+            "(ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 

@@ -649,8 +649,18 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("ticket", "import", str(issue)),
         ("result", "request-changes", "dsp-1", "--comment", "c", "--person", "Ann", "--yes"),
         ("result", "verify", "dsp-1"), ("result", "merge", "dsp-1"),
-        ("result", "discard", "dsp-1"), ("store", "compact"), ("store", "sweep"),
-        ("worktree", "create", "tkt-1"), ("worktree", "show", "tkt-1"), ("worktree", "gc"),
+        ("result", "discard", "dsp-1"),
+        ("result", "publish", "dsp-1", "--github-repo", "o/r", "--person", "Ann"),
+        ("result", "sync", "dsp-1", "--github-repo", "o/r"),
+        ("live", "authorize", "--repository", "o/r", "--person", "Ann", "--yes"),
+        ("live", "revoke", "--repository", "o/r"), ("live", "status"),
+        ("dispatch", "propose", "tkt-1"), ("dispatch", "review", "dsp-1"),
+        ("dispatch", "approve", "dsp-1", "--person", "Ann", "--yes"),
+        ("dispatch", "accept", "dsp-1"), ("dispatch", "reject", "dsp-1", "--reason", "r"),
+        ("provider", "show"), ("provider", "rest", "oms-openai", "--minutes", "5"),
+        ("provider", "clear", "oms-openai"), ("route", "explain"), ("pool", "scale", "--to", "1"),
+        ("store", "compact"), ("store", "sweep"), ("worktree", "create", "tkt-1"),
+        ("worktree", "show", "tkt-1"), ("worktree", "gc"),
     )  # fmt: skip
     codes = set()
     for args in commands:

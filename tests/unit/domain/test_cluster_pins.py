@@ -5,6 +5,7 @@ root's."""
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 from hypothesis import given
@@ -88,3 +89,53 @@ def test_the_ca_is_pinned_only_over_https() -> None:
     assert rules.ca_of(["http://h:1"], b"pem") is None
     assert rules.ca_of(["https://h:1"], None) == "system"
     assert rules.ca_of(["https://h:1"], b"pem") == "sha256:" + hashlib.sha256(b"pem").hexdigest()
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "http://127.0.0.1:2379/",
+        "https://127.0.0.1:2379",
+        "http://127.1:2379",
+        "http://127.0.0.1:02379",
+        "http://127.0.0.1",
+        "http://2130706433:2379",
+        "http://0x7f.0.0.1:2379",
+        "http://127.0.0.2:2379",
+        "http://0.0.0.0:2379",
+        "http://localhost:2379",
+        "http://LOCALHOST.:2379",
+        "http://etcd.localhost:2379",
+    ],
+)
+def test_a_member_is_where_a_client_connects_not_its_spelling(spelling: str) -> None:
+    """ADR 0043 amendment `names2`: each spelling of this machine's port 2379 is one member, so a
+    second repository's pin on it under the same prefix overlaps (before, the URLs were compared
+    as strings, and each of these was pinned beside the first)."""
+    assert rules.member(spelling) == rules.member("http://127.0.0.1:2379") == (rules.LOOPBACK, 2379)
+    pins = {A: _pin(A, ["http://127.0.0.1:2379"], "/oms/x/")}
+    with pytest.raises(
+        ConfigError, match=re.escape("overlaps prefix /oms/x/ on http://127.0.0.1:2379")
+    ):
+        rules.add(pins, _pin(B, [spelling], "/oms/x/", repo="/src/fork"), WHERE)
+
+
+def test_members_apart_stay_apart() -> None:
+    assert rules.member("http://10.0.0.1:2379") == ("10.0.0.1", 2379)
+    assert rules.member("http://010.0.0.1:2379") == ("8.0.0.1", 2379)  # octal, as resolvers read
+    assert rules.member("http://Etcd-1.example:2379/") == ("etcd-1.example", 2379)
+    assert rules.member("http://127.0.0.1:2380") != rules.member("http://127.0.0.1:2379")
+    assert rules.member("http://etcd-1:2379") != rules.member("http://etcd-2:2379")
+    pins = {A: _pin(A, ["http://etcd-1:2379"], "/oms/x/")}
+    assert set(rules.add(pins, _pin(B, ["http://etcd-2:2379"], "/oms/x/"), WHERE)) == {A, B}
+
+
+def test_a_pin_overlapping_another_repositorys_is_refused_as_it_is_used() -> None:
+    """A pin file that already pins two repositories on one prefix (written by hand, or before
+    `member`): a store of either is refused as it opens, naming the other."""
+    ours = _pin(A, ["http://127.0.0.1:2379"], "/oms/x/")
+    theirs = _pin(B, ["http://localhost:2379/"], "/oms/x/", repo="/src/fork")
+    for wanted in (ours, theirs):
+        with pytest.raises(ClusterNotPinnedError, match="pinned for another repository's"):
+            rules.check({A: ours, B: theirs}, wanted, WHERE, "oms store pin-cluster")
+    rules.check({A: ours, B: theirs._replace(prefix="/oms/y/")}, ours, WHERE, "x")
