@@ -6,7 +6,9 @@ and session records, its evidence and events go into one archive, created once a
 `compacted/<ticket>.json.z` with its ledger entry (kind `compact`) in one transaction, so every
 host reads and verifies it; only then do the members go, each only while it still holds the bytes
 that were archived. Every delete is a transaction that also compares the compaction lock's create
-revision (`Fence`) and each key's mod revision as it was read: once the lease lapsed, or the lock
+revision (`Fence`), each key's mod revision as it was read, and the ticket's own latest pointer as
+the compaction decided on it (amendment `cross4`: a person's reopen or request for changes
+meanwhile moves it, and the reopened ticket keeps its records): once the lease lapsed, or the lock
 was taken again, nothing more is deleted (`LeaseError`). An event goes in the same transaction as
 its receipts, so no receipt outlives its event; a record's versions, op entries and latest pointer
 go in one transaction, so a reader finds the record whole or gone. Keys are packed into as few
@@ -29,6 +31,7 @@ from oms.store.backend import Fence
 
 _T = TypeVar("_T")
 LOCK = "compact"  # `locks/compact`: one compaction at a time on the cluster, whichever host
+_KEPT = 2  # the compares every delete adds: the lock's fence, the ticket's latest pointer
 
 
 def documents(store: EtcdStore, rel_dir: str) -> Iterator[tuple[str, bytes]]:
@@ -85,12 +88,13 @@ def noted(store: EtcdStore, found: dict[str, KeyValue], entries: dict[int, str])
     return ok
 
 
-def delete_held(store: EtcdStore, keys: Sequence[KeyValue], fence: Fence) -> bool:
+def delete_held(store: EtcdStore, keys: Sequence[KeyValue], fence: Fence, ticket: KeyValue) -> bool:
     """Delete `keys` in one transaction, only while each is still the key that was read (its mod
-    revision) and the lock is still the one taken; False when a key changed (nothing deleted: the
-    next compaction looks again); `LeaseError` when the lock was lost."""
+    revision), the ticket's latest pointer is still `ticket` (the version the compaction decided
+    on) and the lock is still the one taken; False when a key or the ticket changed (nothing
+    deleted: the next compaction looks again); `LeaseError` when the lock was lost."""
     compares = [Compare.modified_at(kv.key, kv.mod_revision) for kv in keys]
-    return _fenced(store, fence, compares, [Delete(kv.key) for kv in keys], "keys")
+    return _fenced(store, fence, ticket, compares, [Delete(kv.key) for kv in keys], "keys")
 
 
 class Whole(NamedTuple):
@@ -102,11 +106,14 @@ class Whole(NamedTuple):
     versions: Sequence[KeyValue]
 
 
-def delete_records(store: EtcdStore, records: Sequence[Whole], fence: Fence) -> bool:
+def delete_records(
+    store: EtcdStore, records: Sequence[Whole], fence: Fence, ticket: KeyValue
+) -> bool:
     """Delete records whole — each one's versions, op entries and latest pointer — in one
     transaction, only while each pointer still names the version it named when it was read (a
-    version written since moves it), each version read is unchanged, and the lock is still the one
-    taken; False otherwise (nothing deleted); `LeaseError` when the lock was lost."""
+    version written since moves it), each version read is unchanged, the ticket's latest pointer
+    is still `ticket`, and the lock is still the one taken; False otherwise (nothing deleted);
+    `LeaseError` when the lock was lost."""
     compares: list[Compare] = []
     ops: list[Op] = []
     for rec in records:
@@ -115,12 +122,12 @@ def delete_records(store: EtcdStore, records: Sequence[Whole], fence: Fence) -> 
         ops.append(Delete(store.key(f"records/{rec.kind}/{rec.record_id}/"), prefix=True))
         ops.append(Delete(rec.pointer.key))
     what = ", ".join(f"{rec.kind} {rec.record_id}" for rec in records)
-    return _fenced(store, fence, compares, ops, what)
+    return _fenced(store, fence, ticket, compares, ops, what)
 
 
 def packed(groups: Sequence[Sequence[KeyValue]]) -> list[list[KeyValue]]:
-    """`groups` of keys packed into transactions' worth (`LIMITS.etcd_txn_ops`, one compare kept
-    for the fence), no group split (a group larger than a transaction is refused)."""
+    """`groups` of keys packed into transactions' worth (`LIMITS.etcd_txn_ops`, two compares kept
+    for the fence and the ticket), no group split (a group larger than a transaction is refused)."""
     return _pack([(list(g), len(g)) for g in groups])
 
 
@@ -130,7 +137,7 @@ def packed_records(records: Sequence[Whole]) -> list[list[Whole]]:
 
 
 def _pack(items: list[tuple[list[_T], int]]) -> list[list[_T]]:
-    room = LIMITS.etcd_txn_ops - 1
+    room = LIMITS.etcd_txn_ops - _KEPT
     out: list[list[_T]] = []
     size = room + 1
     for group, cost in items:
@@ -145,12 +152,18 @@ def _pack(items: list[tuple[list[_T], int]]) -> list[list[_T]]:
 
 
 def _fenced(
-    store: EtcdStore, fence: Fence, compares: list[Compare], ops: list[Op], what: str
+    store: EtcdStore,
+    fence: Fence,
+    ticket: KeyValue,
+    compares: list[Compare],
+    ops: list[Op],
+    what: str,
 ) -> bool:
-    if len(compares) + 1 > LIMITS.etcd_txn_ops or len(ops) > LIMITS.etcd_txn_ops:
+    if len(compares) + _KEPT > LIMITS.etcd_txn_ops or len(ops) > LIMITS.etcd_txn_ops:
         raise IntegrityError(f"{what}: more keys than one transaction holds")
+    kept = [Compare.modified_at(ticket.key, ticket.mod_revision)]
     done: TxnResult = store.client.txn(
-        [*compares, Compare.created_at(fence.key, fence.token)], ops, [Get(fence.key)]
+        [*compares, *kept, Compare.created_at(fence.key, fence.token)], ops, [Get(fence.key)]
     )
     if done.succeeded:
         return True

@@ -7,7 +7,9 @@ The archive's bytes are a function of the keys (its `ended_at` is the ticket's l
 retry makes the same archive; it is created once, with its entry, as `compacted/<ticket>.json.z`
 — a key, so another host verifies what it holds without this host. An archive found there is used
 only when its entry is one oms wrote. Then the events (each with its receipts) and evidence go,
-then the records, each whole; every delete compares the key it read and the lock's token. What a
+then the records, each whole; every delete compares the key it read, the ticket's latest pointer
+as the rule decided on it (a person's reopen meanwhile keeps the ticket whole: amendment `cross4`)
+and the lock's token. What a
 compaction stopped anywhere leaves — the archive alone, or its files gone and its records not — is
 finished by the next, which works from the archive it finds.
 """
@@ -50,6 +52,9 @@ def one(
     by create revision, `keys.entries_by_revision`); the report's row."""
     tid = ticket.record_id
     rel = compaction.archive_path(tid)
+    at = keys.read(store, [f"latest/ticket/{tid}"]).get(f"latest/ticket/{tid}")
+    if at is None or at.value != str(ticket.version).encode():
+        return _moved(tid, ticket.version)
     pointers = keys.read(
         store, [f"latest/{kind}/{r.record_id}" for kind, recs in records.items() for r in recs]
     )
@@ -124,7 +129,9 @@ def one(
         if not p.startswith("records/")
     ]
     for batch in keys.packed(groups):
-        if not keys.delete_held(store, batch, fence):
+        if not keys.delete_held(store, batch, fence, at):
+            if _changed(store, at):
+                return _moved(tid, ticket.version)
             return {"ticket_id": tid, "why": "archived, but a key changed (the next one looks)"}
         step("deleted files")
     whole = [
@@ -133,10 +140,27 @@ def one(
         if kvs and f"latest/{kind}/{rid}" in pointers
     ]
     for records_batch in keys.packed_records(whole):
-        if not keys.delete_records(store, records_batch, fence):
+        if not keys.delete_records(store, records_batch, fence, at):
+            if _changed(store, at):
+                return _moved(tid, ticket.version)
             return {"ticket_id": tid, "why": "archived, but a record moved (the next one looks)"}
         step("deleted records")
     return row
+
+
+def _changed(store: EtcdStore, at: KeyValue) -> bool:
+    """Whether the ticket's latest pointer moved since `at` was read."""
+    now = keys.read(store, [at.key[len(store.prefix) :]])
+    return [kv.mod_revision for kv in now.values()] != [at.mod_revision]
+
+
+def _moved(ticket_id: str, version: int) -> JsonObject:
+    """The row of a ticket written since the rule found it ended (a person's reopen): kept."""
+    return {
+        "ticket_id": ticket_id,
+        "why": f"the ticket changed since version {version} was found ended (reopened?): "
+        "its records stay",
+    }
 
 
 def _event_id(path: str) -> str:
