@@ -109,8 +109,11 @@ def pin_cluster(
 
 
 @app.command("sweep")
-def sweep(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
-    """Remove temp files and locks left by processes that are provably gone.
+def sweep(
+    state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
+) -> None:
+    """Remove temp files and locks left by processes that are provably gone. When the repository's
+    committed `[store]` names etcd, also its lock keys that no lease holds.
 
     Example:
 
@@ -119,7 +122,8 @@ def sweep(state_root_: StateRootOpt = None, json_out: JsonOpt = False) -> None:
     """
     from oms.services.admin.storeops import sweep_state
 
-    removed = sweep_state(state_root(state_root_))
+    repo = _repository(config_root_)
+    removed = sweep_state(state_root(state_root_, repo), repo)
     if json_out:
         emit({"ok": True, "removed": removed})
         return
@@ -149,7 +153,7 @@ def compact(
     """
     from oms.services.admin import compaction
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its keys (ADR 0043, `upkeep`)
         report = compaction.compact(ws, dry_run=dry_run)
     if json_out:
         emit(

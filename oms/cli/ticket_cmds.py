@@ -26,6 +26,7 @@ from oms.services.workspace import shapes
 from oms.store.payloads import ticket_payload
 
 if TYPE_CHECKING:
+    from oms.canonical import JsonObject
     from oms.services.workspace import Workspace
 
 app = typer.Typer(
@@ -257,9 +258,7 @@ def show(
         content = tickets.content(ws, rec)
         waits = dispatches.ticket_waits(ws, rec)  # its dispatch waits for a person's approval
         kept = salvage.listed(ws.config_root, rec.record_id)  # refs of the config repository
-        # (compaction archives only on files: `oms store compact` is not served on etcd)
-        on_files = ws.store.backend is None
-        archived = compaction.summary(ws, rec.record_id) if on_files else None
+        archived = compaction.summary(ws, rec.record_id)  # on a cluster, its key (ADR 0043)
     if json_out:
         emit(
             {
@@ -562,6 +561,11 @@ def _finish(
         typer.echo(f"{rec.record_id} is {rec.state}")
 
 
+def _wt_id(record: JsonObject | None) -> str | None:
+    """A worktree record's id (None: no record)."""
+    return None if record is None else str(record["worktree_id"])
+
+
 @worktree_app.command("create")
 def worktree_create(
     ticket: TicketArg,
@@ -582,8 +586,10 @@ def worktree_create(
     """
     from oms.services.chain import worktrees
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         ticket = _ticket(ws, ticket)
+        mine = ws.store.worktrees.get(ticket)  # (another host's running worker has its own)
+        worktrees.refuse_elsewhere(ws, ticket, _wt_id(mine), running=mine is None)
         record, created = worktrees.create(ws, ticket, base)
     if json_out:
         emit({"ok": True, "created": created, "worktree": record})
@@ -610,10 +616,12 @@ def worktree_show(
       oms worktree show tkt-3
     """
     from oms.errors import RecordNotFoundError
+    from oms.services.chain import worktrees
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         ticket = _ticket(ws, ticket)
         record = ws.store.worktrees.get(ticket)
+        worktrees.refuse_elsewhere(ws, ticket, _wt_id(record))
     if record is None:
         raise RecordNotFoundError(
             f"ticket {ticket} has no worktree record", hint=f"oms worktree create {ticket}"
@@ -645,7 +653,7 @@ def worktree_gc(
     """
     from oms.services.finishing import worktree_gc
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # this host's (ADR 0043, `upkeep`)
         report = worktree_gc.gc(ws, dry_run=dry_run)
     if json_out:
         emit(

@@ -53,6 +53,7 @@ class KeysAudit(NamedTuple):
     noted: int
     problems: list[str]
     notes: list[str]
+    compacted: int = 0  # noted keys gone, held by a noted archive (ADR 0043, amendment `upkeep`)
 
 
 @runtime_checkable
@@ -383,6 +384,7 @@ class Store:
             found.files += keys.noted
             found.problems.extend(keys.problems)
             found.notes.extend(keys.notes)
+            found.compacted += keys.compacted
         newest, problem, note = anchor.check(self.state.root, meta.public_key, meta.key_id)
         found.anchored = None if newest is None else newest.seq
         if problem is not None:

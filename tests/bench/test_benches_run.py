@@ -63,6 +63,9 @@ SMALL: dict[str, Small] = {
         ("--sizes", "100,1000", "--repeat", "2"),
         ("audit log --limit 5, 1000 entries / 100 entries",),
     ),
+    "compaction_etcd_bench.py": Small(
+        ("--tickets", "3", "--versions", "2"), ("compaction a ticket, etcd / files",)
+    ),
     "conductor_restart_bench.py": Small(
         ("--rounds", "1", "--tickets", "2", "--workers", "2", *KILL_SOON),
         ("the queue worked through, 1 SIGKILLs / never killed",),

@@ -260,6 +260,8 @@ def test_every_json_output_is_its_schema(
     s.run("conductor", "run", "--ticks", "1")
     s.run("store", "sweep")
     s.run("host", "key")
+    bound = ("--bound-to", "0123456789abcdef")
+    s.run("host", "release-name", "a-host", *bound, fails="config")  # names are bound on etcd only
     s.run("store", "pin-cluster", fails="config")  # the demo's [store] is the state root's
     s.run("store", "compact")
     s.run("audit", "checkpoint")
@@ -287,6 +289,7 @@ def test_every_json_output_is_its_schema(
         "audit-accept-rollback",
         "audit-adopt",
         "dispatch-approve",
+        "host-release-name",  # (its success: tests/security/etcd/test_a_host_name_released.py)
         "result-publish",  # (its success: tests/integration/test_publish.py, a GitHub stand-in)
         "result-request-changes",  # (its success: tests/integration/test_review.py)
         "result-sync",  # (its success: tests/integration/test_publish.py)

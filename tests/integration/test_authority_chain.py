@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,10 @@ from oms.errors import (
     LeaseError,
     PolicyNotTrackedError,
 )
-from oms.services.chain import dispatches, live, tickets
+from oms.services.chain import authority, dispatches, live, tickets
+from oms.services.chain.authority import Authority
+from oms.services.workspace import Workspace
+from oms.store import Record
 from oms.store.verify import verify
 from tests.chain import Chain
 from tests.helpers import git
@@ -316,6 +320,93 @@ def test_a_role_that_needs_a_person_is_never_accepted_on_an_advisors_approval(
         assert not dispatches.awaits_person(ws, ws.store.records("dispatch").read(dispatch_id))
         accepted, _ = dispatches.accept(ws, dispatch_id)
     assert accepted.state == "accepted"
+
+
+def test_an_accept_decides_again_on_what_a_second_approval_or_a_reject_wrote_meanwhile(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An accept takes no lock: a person's second approval written between its checks and its
+    compare-and-set made it fail (`VersionConflictError`: the conductor then cancelled the
+    dispatch the person had approved twice). It now reads the dispatch again and decides on it,
+    every check asked again: accepted on the second approval; and a person's reject written in
+    that interval is still a reject, never accepted (ADR 0043, amendment `cross3`)."""
+
+    def needs_person(doc: dict[str, Any]) -> None:
+        doc["human_approval"] = True
+        doc["roles"]["oms.command-executor"]["needs_person"] = True
+
+    chain.edit_policy(needs_person, commit=True)
+    real = authority.check_dispatch
+    for meanwhile in ("approve", "reject"):
+        _, _, dispatch_id = chain.proposed(f"Then {meanwhile}")
+        with chain.workspace() as ws:
+            dispatches.approve(ws, dispatch_id, person="Alice", rationale="lgtm")
+        written: list[str] = []
+
+        def then(
+            ws: Workspace,
+            dispatch: Record,
+            *,
+            approved: bool = True,
+            how: str = meanwhile,
+            dispatch_id: str = dispatch_id,
+            written: list[str] = written,
+        ) -> Authority:
+            checked = real(ws, dispatch, approved=approved)
+            if not written:
+                with chain.workspace() as other:  # another process, as a second host's
+                    if how == "approve":
+                        written.append(
+                            dispatches.approve(
+                                other, dispatch_id, person="Alice", rationale="again"
+                            )[1]
+                        )
+                    else:
+                        written.append(dispatches.reject(other, dispatch_id, "no").state)
+            return checked
+
+        monkeypatch.setattr(dispatches, "check_dispatch", then)
+        with chain.workspace() as ws:
+            if meanwhile == "approve":
+                accepted, _ = dispatches.accept(ws, dispatch_id)
+                assert accepted.state == "accepted"
+                assert accepted.payload["approval_evidence"] == written[0]
+                assert ws.store.records("worker").read_if_exists(dispatch_id) is not None
+            else:
+                with pytest.raises(IllegalTransitionError):
+                    dispatches.accept(ws, dispatch_id)
+                assert ws.store.records("dispatch").read(dispatch_id).state == "rejected"
+                assert ws.store.records("worker").read_if_exists(dispatch_id) is None
+        monkeypatch.setattr(dispatches, "check_dispatch", real)
+
+
+def test_a_person_approving_an_attempt_whose_lease_lapsed_is_told_so_and_nothing_is_written(
+    chain: Chain,
+) -> None:
+    """A dispatch waiting for a person keeps its ticket's lease only while its conductor renews it.
+    Its lease lapsed (the conductor stopped), then expired (the ticket open for its next attempt,
+    the dispatch still `proposed`): a person's approval of it was written and said `approved`,
+    though no accept could ever take it (its lease no longer matches) — the person believed the
+    work approved, and the next attempt waited for an approval again. Now each is refused in one
+    line naming the lease, before any lock, evidence or version (ADR 0043, amendment `cross3`)."""
+
+    def needs_person(doc: dict[str, Any]) -> None:
+        doc["human_approval"] = True
+        doc["roles"]["oms.command-executor"]["needs_person"] = True
+
+    chain.edit_policy(needs_person, commit=True)
+    _, _, dispatch_id = chain.proposed("Waits past its lease")
+    chain.clock.advance(61)  # the configured lease is 60 minutes: lapsed, not yet expired
+    for expire in (False, True):
+        with chain.workspace() as ws:
+            if expire:
+                [expired] = tickets.expire_due(ws)
+                assert (expired.state, expired.payload["attempt"]) == ("open", 2)
+            before = ws.store.records("dispatch").read(dispatch_id)
+            with pytest.raises(AuthorityChangedError, match="ticket lease no longer matches"):
+                dispatches.approve(ws, dispatch_id, person="Alice", rationale="lgtm")
+            after = ws.store.records("dispatch").read(dispatch_id)
+            assert (after.version, after.payload["approval_evidence"]) == (before.version, None)
 
 
 def test_cancel_and_reject_paths(chain: Chain) -> None:

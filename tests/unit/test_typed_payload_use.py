@@ -104,7 +104,7 @@ LEFT: dict[tuple[str, str, str], str] = {
     ("oms/services/finishing/finish.py", "_evidence_of_begun", "merged"): _MERGE_BEGUN,
     ("oms/services/delivery/once.py", "deliver", "dispatch_id"): _EVENT,
     ("oms/services/notify/notices.py", "deliver", "kind"): _EVENT,
-    ("oms/services/admin/compaction.py", "_Parts.__init__", "ticket_id"): (
+    ("oms/services/admin/compaction_parts.py", "Parts.__init__", "ticket_id"): (
         "the ticket of a record of any kind (each kind's payload names it): one loop over kinds"
     ),
 }

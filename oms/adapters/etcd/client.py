@@ -97,9 +97,10 @@ class Put(NamedTuple):
 
 
 class Delete(NamedTuple):
-    """Delete `key`."""
+    """Delete `key` (every key starting with it when `prefix`)."""
 
     key: str
+    prefix: bool = False
 
 
 class Get(NamedTuple):
@@ -250,7 +251,10 @@ def _op(op: Op) -> dict[str, object]:
             put["lease"] = str(op.lease)
         return {"request_put": put}
     if isinstance(op, Delete):
-        return {"request_delete_range": {"key": _key(op.key)}}
+        gone: dict[str, object] = {"key": _key(op.key)}
+        if op.prefix:
+            gone["range_end"] = _b64(prefix_end(op.key))
+        return {"request_delete_range": gone}
     get: dict[str, object] = {"key": _key(op.key)}
     if op.prefix:
         get["range_end"] = _b64(prefix_end(op.key))

@@ -34,7 +34,7 @@ from contextlib import AbstractContextManager
 from typing import NamedTuple
 
 from oms.adapters.etcd import summary
-from oms.adapters.etcd.client import Compare, Etcd, Get, KeyValue, Op, Put, TxnResult
+from oms.adapters.etcd.client import Compare, Delete, Etcd, Get, KeyValue, Op, Put, TxnResult
 from oms.adapters.etcd.hosts import EtcdBeats, beat_problem
 from oms.canonical import access
 from oms.domain import hosts as rules
@@ -52,7 +52,7 @@ from oms.errors import (
 )
 from oms.fsio import Root
 from oms.limits import LIMITS, Limits
-from oms.store import KeysAudit, ledger
+from oms.store import KeysAudit, compaction, ledger
 from oms.store import hosts as hosts_store
 from oms.store import keys as state_keys
 from oms.store.backend import VERSION_NAME, Fence, Publish
@@ -86,6 +86,7 @@ OWN_DIRS = frozenset(
         "tickets",
         "hosts",
         "names",
+        "compacted",
     )
 )
 
@@ -168,6 +169,7 @@ class EtcdStore:
             walked.noted,
             [f"etcd:{printable_key(p.key)}: {p.problem}" for p in walked.problems],
             [f"etcd: {note}" for note in walked.notes],
+            walked.compacted,
         )
 
     def key(self, rel: str) -> str:
@@ -567,6 +569,21 @@ def acquire(store: EtcdStore, name: str, holder: str, *, ttl: int = LIMITS.etcd_
     return Held(Fence(key, done.revision), lease.lease_id)
 
 
+def sweep_locks(store: EtcdStore) -> list[str]:
+    """Delete the lock keys no lease holds (ADR 0043, amendment `upkeep`): `acquire` takes every
+    lock under a lease, which lapses with its holder, so one under none is not oms's and would hold
+    its lock for ever. Each goes only while it is the key that was read. The keys deleted."""
+    removed: list[str] = []
+    for kv in store.client.range_prefix(store.key("locks/")):
+        if kv.lease == 0:
+            done = store.client.txn(
+                [Compare.modified_at(kv.key, kv.mod_revision)], [Delete(kv.key)], []
+            )
+            if done.succeeded:
+                removed.append(printable_key(kv.key))
+    return removed
+
+
 def keep(store: EtcdStore, held: Held) -> bool:
     """Renew the lock's lease; False when it lapsed already (the lock is gone)."""
     return store.client.keepalive(held.lease_id) > 0
@@ -649,6 +666,7 @@ _RELEASED = re.compile(r"names/([^/]+)/released/(0|[1-9][0-9]{0,2})\.json")
 _NAMED = re.compile(r"names/(.*)\.json", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
+_ARCHIVE = re.compile(r"compacted/([^/]+)\.json\.z")
 
 
 def printable_key(key: str) -> str:
@@ -682,6 +700,7 @@ class Walked(NamedTuple):
     entries: int
     noted: int
     notes: list[str]
+    compacted: int = 0  # noted keys gone, held by a noted archive of their ticket
 
 
 class _Covered(NamedTuple):
@@ -706,6 +725,7 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
     latest_at: dict[tuple[str, str], int] = {}  # the revision the pointer was last set at
     entries: list[KeyValue] = []
     covered: dict[str, _Covered] = {}  # what the ledger must note: versions, events, receipts
+    archives: dict[str, tuple[str, compaction.Archive]] = {}  # compaction's: sha256, decoded
     others = _Others()  # evidence signed by another state key
     names = _Names()  # host names' bindings and their releases
     for kv in store.client.range_prefix(store.prefix):
@@ -762,6 +782,9 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                     kv.key,
                     _name_problem(kv, m.group(1), limits),
                 )
+            elif _ARCHIVE.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                archives[rel] = (covered[rel].sha256, compaction.decode(kv.value, rel))
             elif _ENTRY.fullmatch(rel):
                 entries.append(kv)
             elif not _LOCK.fullmatch(rel):
@@ -790,10 +813,12 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
         problems.extend(_op_entry(kind, op_id, data, key, versions.get((kind, record_id), {})))
     problems.extend(names.problems(store))
     noted = len(covered)
-    found_problems, notes = _ledger(store, entries, covered)
+    found_problems, notes, compacted = _ledger(store, entries, covered, archives)
     found_problems += others.problems("evidence documents")
     notes += others.notes(store, "evidence documents", "signatures")
-    return Walked(problems + found_problems, read, len(entries), noted, notes)
+    if compacted:
+        notes.append(f"{compacted} noted keys compacted into archives the ledger notes")
+    return Walked(problems + found_problems, read, len(entries), noted, notes, compacted)
 
 
 PIN_FIX = (
@@ -865,8 +890,11 @@ def _evidence(store: EtcdStore, kv: KeyValue, ref: str, limits: Limits, others: 
 
 
 def _ledger(
-    store: EtcdStore, kvs: list[KeyValue], covered: dict[str, _Covered]
-) -> tuple[list[KeyProblem], list[str]]:
+    store: EtcdStore,
+    kvs: list[KeyValue],
+    covered: dict[str, _Covered],
+    archives: dict[str, tuple[str, compaction.Archive]],
+) -> tuple[list[KeyProblem], list[str], int]:
     """The ledger on keys (ADR 0043, amendment `etcdledger`), as `ledger_check` checks the log:
     entries count up from 1 with no gap, each links to the one before it, each of this state key's
     carries its MAC and each of a pinned host's its signature (one of a key id no pinned host
@@ -928,9 +956,13 @@ def _ledger(
                 )
             )
         last[entry.path] = (number, entry.sha256, kv.create_revision)
+    held = _held(archives, last)
+    compacted = 0
     for path, (number, digest, at) in sorted(last.items()):
         found = covered.pop(path, None)
-        if found is None:
+        if found is None and _compacted(path, digest, held):
+            compacted += 1
+        elif found is None:
             problems.append(
                 KeyProblem(
                     store.key(path), f"ledger entry {number}: gone (deleted after it was written)"
@@ -958,7 +990,33 @@ def _ledger(
     notes = others.notes(store, "ledger entries", "signatures")
     if parsed and store.line is None:
         notes = [f"{len(parsed)} ledger entries: no state key given, no MAC checked"]
-    return problems, notes
+    return problems, notes, compacted
+
+
+def _held(
+    archives: dict[str, tuple[str, compaction.Archive]], last: dict[str, tuple[int, str, int]]
+) -> dict[str, str]:
+    """Each key an archive holds for its own ticket (`compaction.owned`) -> the sha256 of the bytes
+    it holds, over the archives whose own bytes are their last entry's (one written by hand, or
+    changed, vouches for nothing)."""
+    held: dict[str, str] = {}
+    for rel, (sha256, archive) in archives.items():
+        noted = last.get(rel)
+        if noted is None or noted[1] != sha256:
+            continue
+        held.update(
+            (path, hashlib.sha256(data).hexdigest())
+            for path, data in compaction.owned(archive).items()
+        )
+    return held
+
+
+def _compacted(path: str, digest: str, held: dict[str, str]) -> bool:
+    """Is the noted key `path`, gone, held by a noted archive with the bytes of its last entry (a
+    receipt: its event held)?"""
+    if m := _RECEIPT.fullmatch(path):
+        return f"events/{m.group(2)}.json" in held
+    return held.get(path) == digest
 
 
 def _name_problem(kv: KeyValue, name: str, limits: Limits) -> str:

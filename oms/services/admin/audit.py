@@ -84,27 +84,51 @@ class _Archived:
 
     def __init__(self, ws: Workspace) -> None:
         self.root = ws.store.state.root
+        self.ws = ws
         self._files: dict[str, list[bytes]] | None = None
+
+    def _noted(self) -> dict[str, bytes]:
+        """Every archive with the bytes oms noted: the state root's files, or on a cluster its keys
+        (each with the entry created in its own transaction: ADR 0043, amendment `upkeep`)."""
+        if getattr(self.ws.store.backend, "name", "files") == "etcd":
+            from oms.adapters.etcd import compaction as keys
+            from oms.adapters.etcd.store import EtcdStore
+
+            cluster = self.ws.store.backend
+            if not isinstance(cluster, EtcdStore):
+                return {}
+            found = {
+                kv.key[len(cluster.prefix) :]: kv
+                for kv in cluster.client.range_prefix(cluster.key(f"{compaction.DIR}/"))
+            }
+            ok = keys.noted(cluster, found, keys.entries_by_revision(cluster))
+            return {rel: found[rel].value for rel in sorted(ok)}
+        chain = read_chain(self.root, line_key(self.root))
+        noted = {e.path: e.sha256 for e in chain.entries}
+        out: dict[str, bytes] = {}
+        for rel in compaction.archives(self.root):
+            try:
+                data = self.root.read_bytes(rel, LIMITS.archive_bytes)
+            except OmsError:
+                continue  # `oms audit verify` names it
+            if noted.get(rel) == hashlib.sha256(data).hexdigest():
+                out[rel] = data
+        return out
 
     def get(self, path: str, sha256: str) -> bytes | None:
         """The bytes of `path` with this digest that an archive of the ticket owning it holds (None:
         none)."""
         if self._files is None:
             self._files = {}
-            # each ledgered path's last digest: an archive counts only as oms noted it (read once,
-            # only when an entry's file changed since: compacted)
-            chain = read_chain(self.root, line_key(self.root))
-            noted = {e.path: e.sha256 for e in chain.entries}
-            for rel in compaction.archives(self.root):
+            # an archive counts only as oms noted it (read once, only when an entry's file changed
+            # since: compacted)
+            for rel, data in self._noted().items():
                 try:
-                    data = self.root.read_bytes(rel, LIMITS.archive_bytes)
-                    if noted.get(rel) != hashlib.sha256(data).hexdigest():
-                        continue
                     archive = compaction.decode(data, rel)
                 except OmsError:
                     continue  # `oms audit verify` names it
-                for member, data in compaction.owned(archive).items():
-                    self._files.setdefault(member, []).append(data)
+                for member, held in compaction.owned(archive).items():
+                    self._files.setdefault(member, []).append(held)
         return next(
             (d for d in self._files.get(path, ()) if hashlib.sha256(d).hexdigest() == sha256), None
         )

@@ -12,27 +12,28 @@ finished by the next one.
 
 from __future__ import annotations
 
-import base64
-import binascii
+import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from oms.canonical import JsonObject, access, parse_ts
-from oms.canonical.strict_json import loads_foreign
+from oms.adapters.etcd import compaction as keys
+from oms.adapters.etcd.store import EtcdStore, Keeper
+from oms.canonical import JsonObject, parse_ts
 from oms.domain import finishing
-from oms.domain.config import worktrees_directory
-from oms.errors import OmsError
+from oms.errors import LeaseError, LockHeldError, OmsError
 from oms.fsio import Root
 from oms.fsio.locks import acquire
 from oms.limits import LIMITS
+from oms.services.admin import compaction_keys
+from oms.services.admin.compaction_parts import Parts, names
 from oms.services.workspace import Workspace
-from oms.store import Record, compaction, panefiles
+from oms.store import Record, compaction
+from oms.store.backend import Fence
 from oms.store.events import EVENTS_DIR
-from oms.store.evidence import EVIDENCE_DIR
 from oms.store.ledger import line_key, read_chain
 from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
-from oms.store.payloads import worker_payload
 
 
 @dataclass
@@ -52,16 +53,26 @@ class Report:
         return sum(int(str(r["bytes_before"])) - int(str(r["bytes_after"])) for r in self.compacted)
 
 
-def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report:
-    """One pass over the ended tickets (at most `limit` compacted)."""
+def compact(
+    ws: Workspace,
+    *,
+    dry_run: bool,
+    limit: int | None = None,
+    step: compaction_keys.Step = compaction_keys.no_step,
+) -> Report:
+    """One pass over the ended tickets (at most `limit` compacted). On an etcd store the keys
+    (`admin/compaction_keys.py`), under the cluster's compaction lock, each delete fenced by it;
+    `step` is called between the steps there (a test stops a compaction at one)."""
     report = Report(dry_run)
     after = finishing.parse(ws.config().raw).compact_after_days
     root = ws.store.state.root
     if after <= 0:
         report.off = True
         return report
-    root.mkdirs(compaction.DIR)
-    with acquire(root, compaction.LOCK):
+    cluster = _cluster(ws)
+    if cluster is None:
+        root.mkdirs(compaction.DIR)
+    with _Lock(ws, cluster, dry_run).held() as lock:
         ledger: dict[str, str] = {}
 
         def last() -> dict[
@@ -71,7 +82,8 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
                 ledger.update((e.path, e.sha256) for e in read_chain(root, line_key(root)).entries)
             return ledger
 
-        if not dry_run and root.exists(compaction.RETIRED) and root.listdir(compaction.RETIRED):
+        retired = cluster is None and root.exists(compaction.RETIRED)
+        if not dry_run and retired and root.listdir(compaction.RETIRED):
             report.kept.extend(
                 {"ticket_id": "-", "why": why} for why in compaction.sweep_retired(root, last())
             )
@@ -79,36 +91,103 @@ def compact(ws: Workspace, *, dry_run: bool, limit: int | None = None) -> Report
         ended = ws.store.latest("ticket").in_states(finishing.ENDED_TICKET)
         due = [t for t in ended if now_ms >= parse_ts(t.observed_at) + after * finishing.DAY_MS]
         report.not_due = len(ended) - len(due)
-        parts = _Parts(ws, due)
+        parts = Parts(ws, due, cluster)
         todo: list[Record] = []
         for ticket in due:
             if not parts.has_files(ticket.record_id):
                 continue  # compacted already
-            why = finishing.compaction_blocker(parts.of(ticket), now_ms, after)
+            why = parts.elsewhere(ticket.record_id) or finishing.compaction_blocker(
+                parts.of(ticket), now_ms, after
+            )
             if why is not None:
                 report.kept.append({"ticket_id": ticket.record_id, "why": why})
             elif limit is None or len(todo) < limit:
                 todo.append(ticket)
         for ticket in todo:
             try:
-                row = _one(ws, ticket, parts, last(), dry_run)
+                if cluster is None:
+                    row = _one(ws, ticket, parts, last(), dry_run)
+                else:
+                    row = compaction_keys.one(
+                        cluster,
+                        ticket,
+                        parts.records[ticket.record_id],
+                        parts.files()[ticket.record_id],
+                        parts.receipts(),
+                        parts.entries(),
+                        lock.fence(),
+                        dry_run=dry_run,
+                        step=step,
+                    )
+            except (LeaseError, LockHeldError):
+                raise  # the lock is lost (nothing more is deleted), or another compaction's
             except OmsError as exc:
                 row = {"ticket_id": ticket.record_id, "why": exc.message}
             (report.kept if "why" in row else report.compacted).append(row)
     return report
 
 
+def _cluster(ws: Workspace) -> EtcdStore | None:
+    """The workspace's etcd store, or None on files."""
+    backend = ws.store.backend
+    return backend if isinstance(backend, EtcdStore) else None
+
+
+class _Lock:
+    """The compaction lock: the state root's lock file, held for the whole pass; or on a cluster
+    `locks/compact` under a lease kept alive while it works (`LockHeldError` naming its holder when
+    another compaction, of any host, holds it), taken when the first ticket is to be compacted (an
+    idle pass, a tick's most, writes no key), whose fence every write and delete carries. A dry
+    run on a cluster takes none: it writes nothing."""
+
+    def __init__(self, ws: Workspace, cluster: EtcdStore | None, dry_run: bool) -> None:
+        self.ws, self.cluster, self.dry_run = ws, cluster, dry_run
+        self._held: Keeper | None = None
+
+    def fence(self) -> Fence | None:
+        """The cluster lock's fence, taken now if it is not yet (None: files, or a dry run)."""
+        if self.cluster is None or self.dry_run:
+            return None
+        if self._held is None:
+            holder = f"host {self.ws.host()} pid {os.getpid()}"
+            self._held = self.cluster.hold(keys.LOCK, holder, wait_s=0)
+        return self._held.fence
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[_Lock]:
+        """Hold it for the pass (on files, now), and let it go."""
+        try:
+            if self.cluster is None:
+                with acquire(self.ws.store.state.root, compaction.LOCK):
+                    yield self
+            else:
+                yield self
+        finally:
+            if self._held is not None:
+                self._held.close()
+
+
 def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
     """The ticket's archive (path, member count, the ticket's end), or None when it has none; an
     archive oms never noted in the ledger is said to be one (the ledger is read only when an archive
-    is there)."""
+    is there). On a cluster, its key."""
     root = ws.store.state.root
     rel = compaction.archive_path(ticket_id)
+    cluster = _cluster(ws)
     try:
-        data = root.read_optional(rel, LIMITS.archive_bytes)
-        if data is None:
-            return None
-        noted = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}.get(rel)
+        if cluster is not None:  # the archive's key, noted in its own transaction (ADR 0043)
+            found = keys.read(cluster, [rel])
+            if not found:
+                return None
+            data = found[rel].value
+            entries = keys.entries_by_revision(cluster)
+            noted = _sha(data) if keys.noted(cluster, found, entries) else None
+        else:
+            on_disk = root.read_optional(rel, LIMITS.archive_bytes)
+            if on_disk is None:
+                return None
+            data = on_disk
+            noted = {e.path: e.sha256 for e in read_chain(root, line_key(root)).entries}.get(rel)
         if noted != _sha(data):
             return {"archive": rel, "error": "not an archive oms wrote (run `oms audit verify`)"}
         archive = compaction.decode(data, rel)
@@ -117,101 +196,8 @@ def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
     return {"archive": rel, "files": len(archive.files), "ended_at": archive.ended_at}
 
 
-class _Parts:
-    """The records, evidence and events of the tickets due, each read once."""
-
-    def __init__(self, ws: Workspace, due: list[Record]) -> None:
-        self.ws = ws
-        self.root = ws.store.state.root
-        wanted = {t.record_id for t in due}
-        self.records: dict[str, dict[str, list[Record]]] = {
-            t: {k: [] for k in compaction.RECORD_KINDS} for t in wanted
-        }
-        for kind in compaction.RECORD_KINDS:
-            for rec in ws.store.latest(kind).records:
-                tid = rec.payload.get("ticket_id")
-                if isinstance(tid, str) and tid in wanted:
-                    self.records[tid][kind].append(rec)
-        self._files: dict[str, list[str]] | None = None
-
-    def has_files(self, ticket_id: str) -> bool:
-        """Does a record of the ticket's still live outside an archive? (Its records go last.)"""
-        return any(self.records[ticket_id].values())
-
-    def of(self, ticket: Record) -> finishing.TicketParts:
-        """What the rule decides on."""
-        recs = self.records[ticket.record_id]
-        dispatches = tuple((r.record_id, r.state) for r in recs["dispatch"])
-        worktree = self.ws.store.worktrees.get(ticket.record_id)
-        path = access.text(worktree, "worktree_root") if worktree is not None else None
-        if path is None or not os.path.lexists(
-            path
-        ):  # (its record is not ledgered: where oms would make it too)
-            path = os.path.join(
-                worktrees_directory(self.ws.config(), self.ws.config_root), ticket.record_id
-            )
-        return finishing.TicketParts(
-            state=ticket.state,
-            ended_ms=parse_ts(ticket.observed_at),
-            dispatches=dispatches,
-            workers=tuple((r.record_id, worker_payload(r)["health"]) for r in recs["worker"]),
-            sessions=tuple((r.record_id, r.state) for r in recs["session"]),
-            registered_panes=tuple(
-                d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))
-            ),
-            worktree=path if os.path.lexists(path) else None,
-        )
-
-    def files(self) -> dict[str, list[str]]:
-        """ticket id -> its evidence and events (read once, for every ticket due)."""
-        if self._files is not None:
-            return self._files
-        found: dict[str, list[str]] = {t: [] for t in self.records}
-        dispatches = {
-            r.record_id: t for t, kinds in self.records.items() for r in kinds["dispatch"]
-        }
-        for name in _names(self.root, EVIDENCE_DIR):
-            tid = _field(self.root, f"{EVIDENCE_DIR}/{name}", evidence=True).get("ticket_id")
-            if isinstance(tid, str) and tid in found:
-                found[tid].append(f"{EVIDENCE_DIR}/{name}")
-        for name in _names(self.root, EVENTS_DIR):
-            doc = _field(self.root, f"{EVENTS_DIR}/{name}")
-            payload = doc.get("payload")
-            if not isinstance(payload, dict):
-                continue
-            tid, did = payload.get("ticket_id"), payload.get("dispatch_id")
-            owner = (
-                tid
-                if isinstance(tid, str) and tid in found
-                else dispatches.get(did if isinstance(did, str) else "")
-            )
-            if owner is not None:
-                found[owner].append(f"{EVENTS_DIR}/{name}")
-        self._files = found
-        return found
-
-
-def _names(root: Root, rel: str) -> list[str]:
-    try:
-        return sorted(n for n in root.listdir(rel) if not n.startswith("."))
-    except OmsError:
-        return []
-
-
-def _field(root: Root, rel: str, *, evidence: bool = False) -> JsonObject:
-    """A file's JSON document (an evidence's body), or {} when it cannot be read as one."""
-    try:
-        data = root.read_optional(rel, LIMITS.admin_read_bytes)
-        doc = loads_foreign(data) if data is not None else {}
-        if evidence and isinstance(doc, dict):
-            doc = loads_foreign(base64.b64decode(str(doc.get("payload", "")), validate=True))
-    except (OmsError, ValueError, RecursionError, binascii.Error):
-        return {}
-    return doc if isinstance(doc, dict) else {}
-
-
 def _one(
-    ws: Workspace, ticket: Record, parts: _Parts, last: dict[str, str], dry_run: bool
+    ws: Workspace, ticket: Record, parts: Parts, last: dict[str, str], dry_run: bool
 ) -> JsonObject:
     ticket_id, ended_at = ticket.record_id, ticket.observed_at
     root = ws.store.state.root
@@ -298,7 +284,7 @@ def _one(
         }
     for event in (p for p in held if p.startswith(f"{EVENTS_DIR}/")):
         eid = event.removeprefix(f"{EVENTS_DIR}/").removesuffix(".json")
-        for consumer in _names(root, OUTBOX_DIR):
+        for consumer in names(root, OUTBOX_DIR):
             receipt = f"{OUTBOX_DIR}/{consumer}/{eid}{RECEIPT_SUFFIX}"
             found = root.lstat(receipt) is not None
             data = root.read_optional(receipt, LIMITS.admin_read_bytes) if found else None

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 from oms.store.verify import Report, sweep, verify
 
 if TYPE_CHECKING:
+    from oms.adapters.etcd.store import EtcdStore
     from oms.domain import cluster_pins
+    from oms.domain.config import Config
 
 
 def verify_state(state_root: str, config_root: str | None = None) -> Report:
@@ -18,10 +20,7 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
         return report
     from oms.adapters.etcd.store import printable_key, walk_keys
     from oms.errors import ConfigError
-    from oms.services.workspace.backend import etcd_store
     from oms.services.workspace.committed import committed_config_if_any
-    from oms.store import Store
-    from oms.store.ledger import LineKey, line_key
 
     try:
         config = committed_config_if_any(config_root)
@@ -32,13 +31,7 @@ def verify_state(state_root: str, config_root: str | None = None) -> Report:
         return report
     if config is None or config.store.backend != "etcd":
         return report
-    with Store.open(state_root) as store:
-        key_id, public = store.state.meta.key_id, store.state.meta.public_key
-        key = line_key(store.state.root)  # the ledger entries' MACs (ADR 0043, `etcdledger`)
-    line = LineKey(key_id, lambda: key)
-    backend = etcd_store(config, key_id, line, public, roots=(config_root, state_root))
-    if backend is None:  # (backend == "etcd" always makes one)
-        return report
+    backend = _cluster(state_root, config_root, config)
     try:
         walked = walk_keys(backend)
     finally:
@@ -69,6 +62,40 @@ def pin_store_cluster(
     return pin_cluster(config, key_id, repository)
 
 
-def sweep_state(state_root: str) -> list[str]:
-    """Remove debris left by dead processes; returns what was removed."""
-    return sweep(state_root)
+def _cluster(state_root: str, config_root: str, config: Config) -> EtcdStore:
+    """The etcd store `config`'s `[store]` names, opened with the state root's line key (its
+    entries' MACs, ADR 0043 `etcdledger`) and public key, on the cluster the person pinned."""
+    from oms.errors import ConfigError
+    from oms.services.workspace.backend import etcd_store
+    from oms.store import Store
+    from oms.store.ledger import LineKey, line_key
+
+    with Store.open(state_root) as store:
+        key_id, public = store.state.meta.key_id, store.state.meta.public_key
+        key = line_key(store.state.root)
+    line = LineKey(key_id, lambda: key)
+    backend = etcd_store(config, key_id, line, public, roots=(config_root, state_root))
+    if backend is None:  # (backend == "etcd" always makes one)
+        raise ConfigError(f"{config_root}: the committed [store] names no etcd cluster")
+    return backend
+
+
+def sweep_state(state_root: str, config_root: str | None = None) -> list[str]:
+    """Remove debris left by dead processes; returns what was removed. With `config_root` whose
+    committed `[store]` names etcd (ADR 0043, amendment `upkeep`), also its lock keys that no lease
+    holds: oms takes every lock under a lease, which lapses with its holder; one under none would
+    hold its lock for ever (each `etcd:<key>`)."""
+    removed = sweep(state_root)
+    if config_root is None:
+        return removed
+    from oms.adapters.etcd.store import sweep_locks
+    from oms.services.workspace.committed import committed_config_if_any
+
+    config = committed_config_if_any(config_root)
+    if config is None or config.store.backend != "etcd":
+        return removed
+    backend = _cluster(state_root, config_root, config)
+    try:
+        return removed + [f"etcd:{key}" for key in sweep_locks(backend)]
+    finally:
+        backend.close()

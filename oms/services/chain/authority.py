@@ -180,6 +180,25 @@ def check_role(
     return instructions
 
 
+def check_lease_of(ws: Workspace, ticket: Record, payload: DispatchPayload) -> None:
+    """The ticket's lease is still the dispatch's attempt's (state, token, worker, session,
+    attempt, not run out), else `AuthorityChangedError`: asked by every accept and delivery, and
+    by a person's approval (a lapsed attempt's approval could never be accepted: ADR 0043,
+    amendment `cross3`)."""
+    try:
+        tickets.check_lease(
+            ticket.state,
+            ticket_payload(ticket),
+            token=payload["lease_token"],
+            now=ws.now(),
+            worker_id=payload["worker_id"],
+            session_id=payload["session_id"],
+            attempt=payload["attempt"],
+        )
+    except LeaseError as exc:
+        raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc
+
+
 def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) -> Authority:
     """Every authority check of ADR 0008 except the live authorisation (the caller's, before
     contact); without `approved`, every one but the approval: is the intent still current (what
@@ -200,18 +219,7 @@ def check_dispatch(ws: Workspace, dispatch: Record, *, approved: bool = True) ->
             "dispatch capabilities are not exactly repository-read, ticket-worktree-write"
         )
     ticket = ws.store.records("ticket").read(payload["ticket_id"])
-    try:
-        tickets.check_lease(
-            ticket.state,
-            ticket_payload(ticket),
-            token=payload["lease_token"],
-            now=ws.now(),
-            worker_id=payload["worker_id"],
-            session_id=payload["session_id"],
-            attempt=payload["attempt"],
-        )
-    except LeaseError as exc:
-        raise AuthorityChangedError(f"ticket lease no longer matches: {exc.message}") from exc
+    check_lease_of(ws, ticket, payload)
     asked = ticket_payload(ticket).get("changes_requested")
     if payload.get("changes_requested") != asked:  # ADR 0039
         raise AuthorityChangedError("the changes requested of the ticket are not the dispatch's")

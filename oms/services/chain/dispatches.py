@@ -49,7 +49,12 @@ from oms.errors import (
 from oms.schemas import load_schema, validate
 from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import live, providers, tickets
-from oms.services.chain.authority import check_dispatch, check_intent, role_fields
+from oms.services.chain.authority import (
+    check_dispatch,
+    check_intent,
+    check_lease_of,
+    role_fields,
+)
 from oms.services.chain.end_lock import end_lock
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.services.workspace import policy as policy_service
@@ -437,7 +442,8 @@ def review(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
 def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> tuple[Record, str]:
     """Record a person's approval, where the role policy allows it (its own producer, never the
     advisor): refused before any lock or write when the dispatch is not proposed, is another
-    repository's, or the policy allows no person's approval; then, under the dispatch's end lock
+    repository's, its attempt's lease no longer matches (lapsed, expired: no accept could take
+    it), or the policy allows no person's approval; then, under the dispatch's end lock
     (`chain/end_lock.py`: a lease on a cluster whose fence guards both writes, ADR 0043 amendment
     `hand`), decided again on the dispatch as it is, its evidence and its next version written. Any
     host may approve: the evidence is signed by its state key, which the accepting host vouches
@@ -543,6 +549,7 @@ def _approvable(ws: Workspace, dispatch: Record) -> str:
     if foreign is not None:  # its policy and its worktree are another repository's
         raise foreign
     intent_sha = check_intent(dispatch)
+    check_lease_of(ws, ticket, dispatch_payload(dispatch))  # a lapsed attempt's is never accepted
     policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
     if not policy.human_approval:
         raise AuthorityChangedError("the role policy does not allow human approval")
@@ -567,18 +574,40 @@ def accept(ws: Workspace, dispatch_id: str) -> tuple[Record, str]:
         ws, ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"]), dispatch_id
     )
     if dispatch.state == DispatchState.PROPOSED:
-        with _stale_hint(dispatch):
-            check_dispatch(ws, dispatch)
-        nxt = machine.accept(
-            dispatch.state,
-            dispatch.payload,
-            delivery_event_id=delivery_event_id(dispatch.record_id),
-            accepted_at=ws.now(),
-        )
-        dispatch = _transition(ws, dispatch, nxt, stable_id("dsp-accept", dispatch.record_id))
-    elif dispatch_payload(dispatch).get("delivery_event_id") is None:
+        dispatch = _accept_proposed(ws, dispatch)
+    if dispatch_payload(dispatch).get("delivery_event_id") is None:
         raise IllegalTransitionError("dispatch", dispatch.state, "accept")
     return dispatch, _ensure_delivery(ws, dispatch)
+
+
+def _accept_proposed(ws: Workspace, dispatch: Record) -> Record:
+    """`accepted` written after every check of the version it is written after. An approval takes
+    the end lock and an accept none: a person's second approval (another host's at once) between
+    the check and the write wins the compare, and the dispatch is read again and decided again on
+    it, every check asked again (ADR 0043, amendment `cross3`); one no longer proposed is
+    returned as it is (another accept wrote it, or a cancel: the caller says which)."""
+
+    def decide(current: Record) -> Change | None:
+        if current.state != DispatchState.PROPOSED:
+            return None
+        with _stale_hint(current):
+            check_dispatch(ws, current)
+        nxt = machine.accept(
+            current.state,
+            current.payload,
+            delivery_event_id=delivery_event_id(current.record_id),
+            accepted_at=ws.now(),
+        )
+        return Change(
+            nxt.state,
+            as_json(nxt.payload),
+            stable_id("dsp-accept", current.record_id),
+            SYSTEM_ACTOR,
+            next_after(current.observed_at, ws.now()),
+        )
+
+    written = ws.store.records("dispatch").update(dispatch.record_id, decide, first=dispatch)
+    return get(ws, dispatch.record_id) if written is None else written.record
 
 
 def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:

@@ -22,12 +22,13 @@ import os
 
 from oms.adapters import git
 from oms.canonical import JsonObject, access, check, stable_id
-from oms.domain import tree_jobs
+from oms.domain import hosts, tree_jobs
 from oms.domain.config import worktrees_directory
 from oms.errors import (
     CheckoutChangedError,
     ConflictError,
     InvalidInputError,
+    OtherHostError,
     WorktreeNeedsPersonError,
 )
 from oms.fsio.outside import ensure_directory
@@ -35,6 +36,7 @@ from oms.fsio.trees import placeholders, remove_empty_dir
 from oms.services.chain import tickets
 from oms.services.checkout import planned as checkout
 from oms.services.workspace import Workspace
+from oms.store.payloads import worker_payload
 
 
 def branch_for(ticket_id: str) -> str:
@@ -49,6 +51,43 @@ def worktree_id(repository_root: str, worktree_root: str, branch: str, base_comm
 
 def _inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip("/") + "/")
+
+
+def host_of(
+    ws: Workspace, ticket_id: str, worktree_id: str | None = None, *, running: bool = False
+) -> str | None:
+    """On a cluster (ADR 0043, amendment `upkeep`): the host, when it is not this one, of the
+    ticket's newest worker — of the newest that used the worktree `worktree_id`, when given; only
+    one that has not stopped, when `running` — else None (and always on files, where every host's
+    clone is this repository)."""
+    if ws.store.backend is None:
+        return None
+    me = ws.host()
+    workers = [
+        w
+        for w in ws.store.latest("worker").records
+        if (found := worker_payload(w))["ticket_id"] == ticket_id
+        and (worktree_id is None or found["worktree_id"] == worktree_id)
+        and (not running or found["health"] != "stopped")
+    ]
+    if not workers:
+        return None
+    newest = max(workers, key=lambda w: (w.observed_at, w.record_id))
+    host = hosts.host_of(worker_payload(newest), me)
+    return None if host == me else host
+
+
+def refuse_elsewhere(
+    ws: Workspace, ticket_id: str, worktree_id: str | None = None, *, running: bool = False
+) -> None:
+    """Refuse, in one line naming the host, to act on a ticket's worktree that another host's
+    worker has (`host_of`): it is in that host's clone (`OtherHostError`)."""
+    host = host_of(ws, ticket_id, worktree_id, running=running)
+    if host is not None:
+        raise OtherHostError(
+            f"the worktree of {ticket_id} is on host {host}, in its clone; run this there",
+            hint=f"run it on host {host} (OMS_HOST={host})",
+        )
 
 
 def create(ws: Workspace, ticket_id: str, base: str | None = None) -> tuple[JsonObject, bool]:

@@ -384,10 +384,8 @@ def heartbeat(ws: Workspace, memory: Memory, phase: Phase) -> None:
 def _compact(ws: Workspace, phase: Phase, memory: Memory) -> None:
     """Compact ended tickets whose retention ran out, a few a tick, at most once an hour of the
     workspace's clock (finding them walks every ended ticket: 40 ms at 10,000; `oms store compact`
-    says why others stay). Not on an etcd store: its keys are not compacted yet (ADR 0043,
-    amendment `etcdtick`), so nothing is archived and nothing deleted."""
-    if etcd_of(ws) is not None:
-        return
+    says why others stay). On an etcd store its keys, under the cluster's compaction lock (ADR
+    0043, amendment `upkeep`); a compaction another host runs is skipped."""
     now = parse_ts(ws.now())
     last = memory.last_compact_ms.get(ws.store.path)
     if last is None:  # a new process (a one-shot tick from cron): when any conductor last looked

@@ -26,6 +26,7 @@ from oms.domain import finishing
 from oms.errors import CheckoutChangedError, OmsError, one_line
 from oms.fsio.trees import remove_empty_dir, remove_tree
 from oms.schemas.payloads import TicketState
+from oms.services.chain import worktrees
 from oms.services.finishing import verify
 from oms.services.workspace import Workspace
 from oms.store import Record
@@ -105,6 +106,9 @@ def _why_kept(
     now: str,
 ) -> str | Checked:
     path, branch = access.text(record, "worktree_root"), access.text(record, "branch")
+    host = worktrees.host_of(ws, ticket.record_id, access.text(record, "worktree_id"))
+    if host is not None:  # on a cluster: that host's worker's (ADR 0043, amendment `upkeep`)
+        return f"its worker ran on host {host}, in whose clone its worktree is: gc it there"
     if os.path.realpath(path) not in listed:
         return "git does not list it as a worktree of the repository (oms did not make it there)"
     linked = git.linked_worktree(ws.config_root, path)

@@ -206,8 +206,9 @@ def refuse_etcd_named(backend: str, where: str) -> None:
             "show|diff|request-changes|verify|merge|discard|publish|sync`, `oms live "
             "authorize|revoke|status`, `oms conductor tick|run`, `oms dispatch "
             "propose|review|approve|accept|reject|list|show|cancel`, `oms pool show|scale`, "
-            "`oms provider show|rest|clear`, `oms route explain`, `oms host release-name` and "
-            "`oms proxy` so far (ADR 0043)",
+            "`oms provider show|rest|clear`, `oms route explain`, `oms host release-name`, "
+            "`oms store compact|sweep`, `oms worktree create|show|gc` and `oms proxy` so far "
+            "(ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 

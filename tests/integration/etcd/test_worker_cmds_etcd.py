@@ -659,6 +659,8 @@ def test_each_command_on_an_unreachable_cluster_is_one_line_and_writes_nothing(
         ("dispatch", "accept", "dsp-1"), ("dispatch", "reject", "dsp-1", "--reason", "r"),
         ("provider", "show"), ("provider", "rest", "oms-openai", "--minutes", "5"),
         ("provider", "clear", "oms-openai"), ("route", "explain"), ("pool", "scale", "--to", "1"),
+        ("store", "compact"), ("store", "sweep"), ("worktree", "create", "tkt-1"),
+        ("worktree", "show", "tkt-1"), ("worktree", "gc"),
     )  # fmt: skip
     codes = set()
     for args in commands:

@@ -18,6 +18,7 @@ from oms.adapters.etcd.client import Etcd
 from oms.services.admin.setup import init
 from oms.store import Store
 from tests.chain import Chain
+from tests.cli.test_json_shapes import problems
 from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, pin_cluster
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_commands_cli import _use_etcd
@@ -82,6 +83,7 @@ def test_a_lost_state_roots_host_name_is_released_by_the_person_and_only_then(
         code, out = _run(oms, new, "host", "release-name", HOST, "--bound-to", lost[:16], "--json")
         assert code == 0, out
         assert json.loads(out) == {"ok": True, "host": HOST, "generation": 0, "keyid": lost}
+        assert problems("host-release-name", json.loads(out)) == []  # its --json schema
         again = _refused(
             *_run(oms, new, "host", "release-name", HOST, "--bound-to", lost[:16], "--json")
         )
