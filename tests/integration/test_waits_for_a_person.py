@@ -18,6 +18,7 @@ import pytest
 
 from oms.adapters import git
 from oms.domain.status_reason import awaits_approval
+from oms.services.admin.status import snapshot
 from oms.services.chain import dispatches
 from oms.services.conductor import pool
 from oms.services.web.board import board
@@ -150,3 +151,15 @@ def test_an_approval_before_the_bound_is_not_overruled(fleet: Fleet) -> None:
         dispatches.approve(ws, dispatch_id, person="Ann", rationale="fine")
         assert dispatches.waited_out(ws, dispatch_id, "too late") is None
         assert ws.store.records("dispatch").read(dispatch_id).state == "proposed"
+
+
+def test_an_expired_attempts_dispatch_is_not_shown_waiting(fleet: Fleet) -> None:
+    """A dispatch whose ticket's lease ran out (no tick renewed it) stays proposed, but no approval
+    of it is taken: no view says it waits for a person."""
+    _, dispatch_id = _waiting(fleet)
+    with fleet.workspace() as ws:
+        assert list(snapshot(ws).awaiting) == [dispatch_id]
+    fleet.shift_ms = 61 * 60_000  # past the 60-minute lease, no tick between
+    with fleet.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch_id).state == "proposed"
+        assert snapshot(ws).awaiting == {}

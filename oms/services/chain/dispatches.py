@@ -481,13 +481,12 @@ def awaits_person(ws: Workspace, dispatch: Record) -> bool:
     """Does a proposed dispatch wait for a person's approval: its role needs one (`needs_person`)
     under the policy it was proposed under, still the one at HEAD, and none is recorded? (One
     proposed under another policy is stale: its accept says so.)"""
-    return dispatch.record_id in awaiting_person(ws, [dispatch])
+    return dispatch.record_id in _needing_person(ws, [dispatch])
 
 
-def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
-    """Of `records`, the dispatches that wait for a person's approval (`awaits_person`), each with
-    what it waits for (`status_reason.awaits_approval`, the one phrase every view shows): the
-    policy at HEAD is read once, and only when a dispatch is proposed without an approval."""
+def _needing_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
+    """`awaits_person` of each of `records`, the policy at HEAD read once, and only when a dispatch
+    is proposed without an approval; each with what it waits for (`awaits_approval`)."""
     candidates = [
         d
         for d in records
@@ -503,6 +502,30 @@ def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
         if needs_person(policy, dispatch_payload(d)["role_id"])
         and equal(policy.digest, dispatch_payload(d)["policy_digest"])
     }
+
+
+def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
+    """Of `records`, the dispatches a view shows waiting for a person's approval, each with what it
+    waits for (`status_reason.awaits_approval`, the one phrase every view shows): those that
+    `awaits_person`, of their ticket's current attempt under a live lease (an expired attempt's
+    dispatch stays proposed, but no approval of it is taken)."""
+    listed = list(records)
+    found = _needing_person(ws, listed)
+    now, kept = ws.now(), {}
+    for dispatch in listed:
+        if dispatch.record_id not in found:
+            continue
+        payload = dispatch_payload(dispatch)
+        ticket = ws.store.records("ticket").read_if_exists(payload["ticket_id"])
+        if (
+            ticket is not None
+            and ticket.state == TicketState.LEASED
+            and ticket_payload(ticket)["attempt"] == payload["attempt"]
+            and ticket_payload(ticket)["session_id"] == payload["session_id"]
+            and not ticket_machine.is_expired(ticket.state, ticket_payload(ticket), now)
+        ):
+            kept[dispatch.record_id] = found[dispatch.record_id]
+    return kept
 
 
 def shown_waits(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
