@@ -276,6 +276,8 @@ class Limits(NamedTuple):
     deadline_minutes: int = 480
     # `oms conductor run`'s interval unless the pool says otherwise (default)
     tick_seconds: int = 30
+    # a dispatch waits this long for a person's approval, then the conductor rejects it (default)
+    approval_wait_minutes: int = 240
     merge_title_chars: int = 100  # of a ticket's title a merge commit's subject carries
     gc_after_days: int = 7  # a finished worker's worktree is removed after this (default)
     compact_after_days: int = 30  # a closed ticket is compacted after this (default; 0: never)

@@ -46,8 +46,10 @@ DispatchArg = Annotated[
 ]
 
 
-def _print(rec: Record) -> None:
+def _print(rec: Record, waits: dict[str, str] | None = None) -> None:
     typer.echo(f"dispatch {rec.record_id} is {rec.state}")
+    if waits and rec.record_id in waits:
+        typer.echo(f"  {'waits_for_person':<23} {waits[rec.record_id]}")
     for key in (
         "ticket_id",
         "attempt",
@@ -107,10 +109,11 @@ def propose(
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # its leasing host's (ADR 0043)
         rec, created = dispatches.propose(ws, handles.ticket(ws, ticket), role, provider)
+        waits = dispatches.shown_waits(ws, [rec])
     if json_out:
-        emit({"ok": True, "created": created, "dispatch": shapes.dispatch(rec)})
+        emit({"ok": True, "created": created, "dispatch": shapes.dispatch(rec, waits)})
     else:
-        _print(rec)
+        _print(rec, waits)
 
 
 @app.command("review")
@@ -271,7 +274,11 @@ def show(
     with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch, handles.Want.LAST)  # an ended attempt's too
         rec = dispatches.get(ws, dispatch)
-    emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
+        waits = dispatches.shown_waits(ws, [rec])
+    if json_out:
+        emit({"ok": True, "dispatch": shapes.dispatch(rec, waits)})
+    else:
+        _print(rec, waits)
 
 
 @app.command("list")
@@ -290,8 +297,9 @@ def list_(
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         recs = dispatches.list_all(ws)
+        waits = dispatches.shown_waits(ws, recs)
     if json_out:
-        emit({"ok": True, "dispatches": [shapes.dispatch(r) for r in recs]})
+        emit({"ok": True, "dispatches": [shapes.dispatch(r, waits) for r in recs]})
         return
     table(
         ("id", "state", "ticket", "attempt", "role", "verdict"),
@@ -307,6 +315,8 @@ def list_(
             for r in recs
         ],
     )
+    for why in waits.values():  # who must act, and how
+        typer.echo(why)
 
 
 @policy_app.command("show")

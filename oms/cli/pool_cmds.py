@@ -20,13 +20,15 @@ app = typer.Typer(
 )
 
 
-def _show(payload: PoolPayload, occupancy: Occupancy) -> None:
+def _show(payload: PoolPayload, occupancy: Occupancy, waits: dict[str, str] | None = None) -> None:
     slots = payload["slots"]
     table(
         ("slot", "state", "ticket", "since"),
         [[s["name"], s["state"], occupancy.held.get(s["name"]), s["since"]] for s in slots],
     )
     typer.echo(f"next index {payload['next_index']} (indices are never reused)")
+    for slot, why in (waits or {}).items():  # a slot held while a person is waited for
+        typer.echo(f"{slot}: {occupancy.held.get(slot)}: {why}")
 
 
 @app.command("show")
@@ -44,10 +46,11 @@ def show(
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         payload, occupancy = pool.current(ws), pool.occupancy(ws)
+        waits = pool.waits(ws, occupancy)
     if json_out:
-        emit({"ok": True, "pool": payload, "held": occupancy.held})
+        emit({"ok": True, "pool": payload, "held": occupancy.held, "waits_for_person": waits})
         return
-    _show(payload, occupancy)
+    _show(payload, occupancy, waits)
 
 
 @app.command("scale")

@@ -249,13 +249,14 @@ def show(
       oms ticket show gh-42    (a unique prefix of gh-42-1a2b3c4d)
     """
     from oms.services.admin import compaction
-    from oms.services.chain import tickets
+    from oms.services.chain import dispatches, tickets
     from oms.services.checkout import salvage
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # the cluster's (ADR 0043)
         ticket = _ticket(ws, ticket)
         rec = tickets.require(ws, ticket)
         content = tickets.content(ws, rec)
+        waits = dispatches.ticket_waits(ws, rec)  # its dispatch waits for a person's approval
         kept = salvage.listed(ws.config_root, rec.record_id)  # refs of the config repository
         archived = compaction.summary(ws, rec.record_id)  # on a cluster, its key (ADR 0043)
     if json_out:
@@ -266,6 +267,7 @@ def show(
                 "content": content,
                 "salvaged": kept,
                 "compacted": archived,
+                "waits_for_person": waits,
             }
         )
         return
@@ -281,6 +283,8 @@ def show(
     ):
         value = rec.payload.get(key) if key != "state" else rec.state
         typer.echo(f"{key:<17} {value if value is not None else '-'}")
+    if waits is not None:
+        typer.echo(f"{'waits':<17} {waits}")
     typer.echo(f"{'url':<17} {content.get('url') or '-'}")
     for line in _changes_requested(ticket_payload(rec).get("changes_requested")):
         typer.echo(text_for_terminal(line))

@@ -117,6 +117,9 @@ class Config:
     # (ADR 0036, amended: `domain/notify.py`); `oms status` and `oms doctor` say where it moved
     stale_notify: bool = False
     store: StoreConfig = field(default_factory=StoreConfig)  # `[store]` (ADR 0043)
+    # `[pool] approval_wait_minutes`: a person's approval waited for this long, then the conductor
+    # rejects the dispatch (ADR 0008, amendment `waits`)
+    approval_wait_minutes: int = LIMITS.approval_wait_minutes
 
 
 def store_backend_named(data: bytes) -> str:
@@ -197,6 +200,9 @@ def parse_config(data: bytes, where: str = CONFIG_PATH) -> Config:
         limits=limits,
         stale_notify="notify" in doc,
         store=_store(doc, where),
+        approval_wait_minutes=doc["pool"].get(
+            "approval_wait_minutes", LIMITS.approval_wait_minutes
+        ),
     )
 
 

@@ -34,6 +34,7 @@ SCHEMA_NAMES = (
     "evidence-envelope",
     "host-beat",
     "host-name",
+    "host-name-release",
     "host-settings",
     "journal-entry",
     "kill-marker",

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from oms.canonical import parse_ts
 from oms.domain.conductor import NEEDS_PERSON
-from oms.domain.status_reason import fit, ticket_reason
+from oms.domain.status_reason import awaits_approval, fit, past_wait, ticket_reason
 from tests.helpers import ticket_sample as ticket
 from tests.helpers import worker_sample as worker
 
@@ -58,3 +58,17 @@ def test_a_reason_fits_its_width(text: str, width: int) -> None:
     assert len(shown) <= max(0, width)
     if len(text) <= width:
         assert shown == text
+
+
+def test_a_dispatch_waiting_for_a_person_names_the_commands() -> None:
+    """ADR 0008, amendment `waits`: the one phrase of a wait for a person's approval, the reason of
+    its leased ticket (no worker yet), and its bound."""
+    said = awaits_approval("dsp-1", "a.worker")
+    assert said == (
+        "dsp-1 waits for a person's approval (role a.worker needs one): oms dispatch approve "
+        "dsp-1 (or oms dispatch reject dsp-1 --reason …)"
+    )
+    assert ticket_reason("leased", ticket(), None, NOW, said) == said
+    assert ticket_reason("leased", ticket(), worker(), NOW, said) == "worker running"
+    assert not past_wait("2026-12-02T09:00:00.001Z", 60, "2026-12-02T10:00:00.000Z")
+    assert past_wait("2026-12-02T09:00:00.000Z", 60, "2026-12-02T10:00:00.000Z")

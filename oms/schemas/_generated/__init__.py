@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'd094b7da699d60d0455051928bbe86fc1b51d2fe459c7fed67b95a027820b6f4'
+SOURCE_SHA256 = '0daf3ae8528d1d61f93b1f773e94b7d758e65a5a8b8bd5025b1150bb5f191a94'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

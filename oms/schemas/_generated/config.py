@@ -448,6 +448,18 @@ def _v281(x: object) -> bool:
     return True
 
 
+def _v282(x: object) -> bool:
+    # config#/properties/pool/properties/approval_wait_minutes
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 1:
+            return False
+        if x > 10080:
+            return False
+    return True
+
+
 def _v279(x: object) -> bool:
     # config#/properties/pool
     if not (isinstance(x, dict)):
@@ -460,13 +472,15 @@ def _v279(x: object) -> bool:
             return False
         if 'tick_seconds' in x and not _v281(x['tick_seconds']):
             return False
+        if 'approval_wait_minutes' in x and not _v282(x['approval_wait_minutes']):
+            return False
         for k in x:
-            if k not in ('max_workers', 'tick_seconds'):
+            if k not in ('max_workers', 'tick_seconds', 'approval_wait_minutes'):
                 return False
     return True
 
 
-def _v283(x: object) -> bool:
+def _v284(x: object) -> bool:
     # config#/properties/lease/properties/duration_minutes
     if not (_is_integer(x)):
         return False
@@ -478,7 +492,7 @@ def _v283(x: object) -> bool:
     return True
 
 
-def _v282(x: object) -> bool:
+def _v283(x: object) -> bool:
     # config#/properties/lease
     if not (isinstance(x, dict)):
         return False
@@ -486,7 +500,7 @@ def _v282(x: object) -> bool:
         for k in ('duration_minutes',):
             if k not in x:
                 return False
-        if 'duration_minutes' in x and not _v283(x['duration_minutes']):
+        if 'duration_minutes' in x and not _v284(x['duration_minutes']):
             return False
         for k in x:
             if k not in ('duration_minutes',):
@@ -494,7 +508,7 @@ def _v282(x: object) -> bool:
     return True
 
 
-def _v285(x: object) -> bool:
+def _v286(x: object) -> bool:
     # config#/properties/worktrees/properties/directory
     if not (isinstance(x, str)):
         return False
@@ -508,7 +522,7 @@ def _v285(x: object) -> bool:
     return True
 
 
-def _v286(x: object) -> bool:
+def _v287(x: object) -> bool:
     # config#/properties/worktrees/properties/gc_after_days
     if not (_is_integer(x)):
         return False
@@ -520,23 +534,23 @@ def _v286(x: object) -> bool:
     return True
 
 
-def _v287(x: object) -> bool:
+def _v288(x: object) -> bool:
     # config#/properties/worktrees/properties/archive_bundles
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v284(x: object) -> bool:
+def _v285(x: object) -> bool:
     # config#/properties/worktrees
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'directory' in x and not _v285(x['directory']):
+        if 'directory' in x and not _v286(x['directory']):
             return False
-        if 'gc_after_days' in x and not _v286(x['gc_after_days']):
+        if 'gc_after_days' in x and not _v287(x['gc_after_days']):
             return False
-        if 'archive_bundles' in x and not _v287(x['archive_bundles']):
+        if 'archive_bundles' in x and not _v288(x['archive_bundles']):
             return False
         for k in x:
             if k not in ('directory', 'gc_after_days', 'archive_bundles'):
@@ -544,14 +558,14 @@ def _v284(x: object) -> bool:
     return True
 
 
-def _v289(x: object) -> bool:
+def _v290(x: object) -> bool:
     # config#/properties/store/properties/backend
     if not any(_eq(x, c) for c in _C4):
         return False
     return True
 
 
-def _v291(x: object) -> bool:
+def _v292(x: object) -> bool:
     # config#/properties/store/properties/endpoints/items
     if not (isinstance(x, str)):
         return False
@@ -561,7 +575,7 @@ def _v291(x: object) -> bool:
     return True
 
 
-def _v290(x: object) -> bool:
+def _v291(x: object) -> bool:
     # config#/properties/store/properties/endpoints
     if not (isinstance(x, list)):
         return False
@@ -571,12 +585,12 @@ def _v290(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v291(v):
+            if not _v292(v):
                 return False
     return True
 
 
-def _v292(x: object) -> bool:
+def _v293(x: object) -> bool:
     # config#/properties/store/properties/prefix
     if not (isinstance(x, str)):
         return False
@@ -588,16 +602,16 @@ def _v292(x: object) -> bool:
     return True
 
 
-def _v288(x: object) -> bool:
+def _v289(x: object) -> bool:
     # config#/properties/store
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'backend' in x and not _v289(x['backend']):
+        if 'backend' in x and not _v290(x['backend']):
             return False
-        if 'endpoints' in x and not _v290(x['endpoints']):
+        if 'endpoints' in x and not _v291(x['endpoints']):
             return False
-        if 'prefix' in x and not _v292(x['prefix']):
+        if 'prefix' in x and not _v293(x['prefix']):
             return False
         for k in x:
             if k not in ('backend', 'endpoints', 'prefix'):
@@ -605,7 +619,7 @@ def _v288(x: object) -> bool:
     return True
 
 
-def _v294(x: object) -> bool:
+def _v295(x: object) -> bool:
     # config#/properties/retention/properties/compact_after_days
     if not (_is_integer(x)):
         return False
@@ -617,12 +631,12 @@ def _v294(x: object) -> bool:
     return True
 
 
-def _v293(x: object) -> bool:
+def _v294(x: object) -> bool:
     # config#/properties/retention
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'compact_after_days' in x and not _v294(x['compact_after_days']):
+        if 'compact_after_days' in x and not _v295(x['compact_after_days']):
             return False
         for k in x:
             if k not in ('compact_after_days',):
@@ -630,35 +644,35 @@ def _v293(x: object) -> bool:
     return True
 
 
-def _v297(x: object) -> bool:
+def _v298(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/family
     if not any(_eq(x, c) for c in _C5):
         return False
     return True
 
 
-def _v298(x: object) -> bool:
+def _v299(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/enabled
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v299(x: object) -> bool:
+def _v300(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/endpoint
     if not _m_defs._v23(x):
         return False
     return True
 
 
-def _v300(x: object) -> bool:
+def _v301(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/auth
     if not any(_eq(x, c) for c in _C6):
         return False
     return True
 
 
-def _v301(x: object) -> bool:
+def _v302(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/key_env
     if not (isinstance(x, str)):
         return False
@@ -668,7 +682,7 @@ def _v301(x: object) -> bool:
     return True
 
 
-def _v302(x: object) -> bool:
+def _v303(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/cost_tier
     if not (_is_integer(x)):
         return False
@@ -680,14 +694,14 @@ def _v302(x: object) -> bool:
     return True
 
 
-def _v304(x: object) -> bool:
+def _v305(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v303(x: object) -> bool:
+def _v304(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/tags
     if not (isinstance(x, list)):
         return False
@@ -695,21 +709,21 @@ def _v303(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v304(v):
+            if not _v305(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v306(x: object) -> bool:
+def _v307(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/additionalProperties
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v307(x: object) -> bool:
+def _v308(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models/propertyNames
     if not (isinstance(x, str)):
         return False
@@ -719,7 +733,7 @@ def _v307(x: object) -> bool:
     return True
 
 
-def _v305(x: object) -> bool:
+def _v306(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/models
     if not (isinstance(x, dict)):
         return False
@@ -727,15 +741,15 @@ def _v305(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v306(v):
+            if k not in () and not _v307(v):
                 return False
         for k in x:
-            if not _v307(k):
+            if not _v308(k):
                 return False
     return True
 
 
-def _v309(x: object) -> bool:
+def _v310(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe/items
     if not (isinstance(x, str)):
         return False
@@ -749,7 +763,7 @@ def _v309(x: object) -> bool:
     return True
 
 
-def _v308(x: object) -> bool:
+def _v309(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe
     if not (isinstance(x, list)):
         return False
@@ -759,12 +773,12 @@ def _v308(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v309(v):
+            if not _v310(v):
                 return False
     return True
 
 
-def _v310(x: object) -> bool:
+def _v311(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_skip_at
     if not (_is_integer(x)):
         return False
@@ -776,14 +790,14 @@ def _v310(x: object) -> bool:
     return True
 
 
-def _v311(x: object) -> bool:
+def _v312(x: object) -> bool:
     # config#/properties/providers/additionalProperties/properties/quota_probe_network
     if not any(_eq(x, c) for c in _C7):
         return False
     return True
 
 
-def _v296(x: object) -> bool:
+def _v297(x: object) -> bool:
     # config#/properties/providers/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -791,27 +805,27 @@ def _v296(x: object) -> bool:
         for k in ('family',):
             if k not in x:
                 return False
-        if 'family' in x and not _v297(x['family']):
+        if 'family' in x and not _v298(x['family']):
             return False
-        if 'enabled' in x and not _v298(x['enabled']):
+        if 'enabled' in x and not _v299(x['enabled']):
             return False
-        if 'endpoint' in x and not _v299(x['endpoint']):
+        if 'endpoint' in x and not _v300(x['endpoint']):
             return False
-        if 'auth' in x and not _v300(x['auth']):
+        if 'auth' in x and not _v301(x['auth']):
             return False
-        if 'key_env' in x and not _v301(x['key_env']):
+        if 'key_env' in x and not _v302(x['key_env']):
             return False
-        if 'cost_tier' in x and not _v302(x['cost_tier']):
+        if 'cost_tier' in x and not _v303(x['cost_tier']):
             return False
-        if 'tags' in x and not _v303(x['tags']):
+        if 'tags' in x and not _v304(x['tags']):
             return False
-        if 'models' in x and not _v305(x['models']):
+        if 'models' in x and not _v306(x['models']):
             return False
-        if 'quota_probe' in x and not _v308(x['quota_probe']):
+        if 'quota_probe' in x and not _v309(x['quota_probe']):
             return False
-        if 'quota_skip_at' in x and not _v310(x['quota_skip_at']):
+        if 'quota_skip_at' in x and not _v311(x['quota_skip_at']):
             return False
-        if 'quota_probe_network' in x and not _v311(x['quota_probe_network']):
+        if 'quota_probe_network' in x and not _v312(x['quota_probe_network']):
             return False
         for k in x:
             if k not in ('family', 'enabled', 'endpoint', 'auth', 'key_env', 'cost_tier', 'tags', 'models', 'quota_probe', 'quota_skip_at', 'quota_probe_network'):
@@ -819,14 +833,14 @@ def _v296(x: object) -> bool:
     return True
 
 
-def _v312(x: object) -> bool:
+def _v313(x: object) -> bool:
     # config#/properties/providers/propertyNames
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v295(x: object) -> bool:
+def _v296(x: object) -> bool:
     # config#/properties/providers
     if not (isinstance(x, dict)):
         return False
@@ -834,22 +848,22 @@ def _v295(x: object) -> bool:
         if len(x) > 32:
             return False
         for k, v in x.items():
-            if k not in () and not _v296(v):
+            if k not in () and not _v297(v):
                 return False
         for k in x:
-            if not _v312(k):
+            if not _v313(k):
                 return False
     return True
 
 
-def _v315(x: object) -> bool:
+def _v316(x: object) -> bool:
     # config#/properties/routing/properties/order/items
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v314(x: object) -> bool:
+def _v315(x: object) -> bool:
     # config#/properties/routing/properties/order
     if not (isinstance(x, list)):
         return False
@@ -857,21 +871,21 @@ def _v314(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v315(v):
+            if not _v316(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v316(x: object) -> bool:
+def _v317(x: object) -> bool:
     # config#/properties/routing/properties/active
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v317(x: object) -> bool:
+def _v318(x: object) -> bool:
     # config#/properties/routing/properties/cooldown_minutes
     if not (_is_integer(x)):
         return False
@@ -883,7 +897,7 @@ def _v317(x: object) -> bool:
     return True
 
 
-def _v318(x: object) -> bool:
+def _v319(x: object) -> bool:
     # config#/properties/routing/properties/transient_cooldown_seconds
     if not (_is_integer(x)):
         return False
@@ -895,18 +909,18 @@ def _v318(x: object) -> bool:
     return True
 
 
-def _v313(x: object) -> bool:
+def _v314(x: object) -> bool:
     # config#/properties/routing
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'order' in x and not _v314(x['order']):
+        if 'order' in x and not _v315(x['order']):
             return False
-        if 'active' in x and not _v316(x['active']):
+        if 'active' in x and not _v317(x['active']):
             return False
-        if 'cooldown_minutes' in x and not _v317(x['cooldown_minutes']):
+        if 'cooldown_minutes' in x and not _v318(x['cooldown_minutes']):
             return False
-        if 'transient_cooldown_seconds' in x and not _v318(x['transient_cooldown_seconds']):
+        if 'transient_cooldown_seconds' in x and not _v319(x['transient_cooldown_seconds']):
             return False
         for k in x:
             if k not in ('order', 'active', 'cooldown_minutes', 'transient_cooldown_seconds'):
@@ -914,7 +928,7 @@ def _v313(x: object) -> bool:
     return True
 
 
-def _v322(x: object) -> bool:
+def _v323(x: object) -> bool:
     # config#/properties/verify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -928,7 +942,7 @@ def _v322(x: object) -> bool:
     return True
 
 
-def _v321(x: object) -> bool:
+def _v322(x: object) -> bool:
     # config#/properties/verify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -938,12 +952,12 @@ def _v321(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v322(v):
+            if not _v323(v):
                 return False
     return True
 
 
-def _v320(x: object) -> bool:
+def _v321(x: object) -> bool:
     # config#/properties/verify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -953,12 +967,12 @@ def _v320(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v321(v):
+            if not _v322(v):
                 return False
     return True
 
 
-def _v323(x: object) -> bool:
+def _v324(x: object) -> bool:
     # config#/properties/verify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -970,7 +984,7 @@ def _v323(x: object) -> bool:
     return True
 
 
-def _v324(x: object) -> bool:
+def _v325(x: object) -> bool:
     # config#/properties/verify/properties/max_output_bytes
     if not (_is_integer(x)):
         return False
@@ -982,14 +996,14 @@ def _v324(x: object) -> bool:
     return True
 
 
-def _v326(x: object) -> bool:
+def _v327(x: object) -> bool:
     # config#/properties/verify/properties/show/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v325(x: object) -> bool:
+def _v326(x: object) -> bool:
     # config#/properties/verify/properties/show
     if not (isinstance(x, list)):
         return False
@@ -997,12 +1011,12 @@ def _v325(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v326(v):
+            if not _v327(v):
                 return False
     return True
 
 
-def _v319(x: object) -> bool:
+def _v320(x: object) -> bool:
     # config#/properties/verify
     if not (isinstance(x, dict)):
         return False
@@ -1010,13 +1024,13 @@ def _v319(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v320(x['commands']):
+        if 'commands' in x and not _v321(x['commands']):
             return False
-        if 'timeout_seconds' in x and not _v323(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v324(x['timeout_seconds']):
             return False
-        if 'max_output_bytes' in x and not _v324(x['max_output_bytes']):
+        if 'max_output_bytes' in x and not _v325(x['max_output_bytes']):
             return False
-        if 'show' in x and not _v325(x['show']):
+        if 'show' in x and not _v326(x['show']):
             return False
         for k in x:
             if k not in ('commands', 'timeout_seconds', 'max_output_bytes', 'show'):
@@ -1024,7 +1038,7 @@ def _v319(x: object) -> bool:
     return True
 
 
-def _v328(x: object) -> bool:
+def _v329(x: object) -> bool:
     # config#/properties/merge/properties/into
     if not (isinstance(x, str)):
         return False
@@ -1036,21 +1050,21 @@ def _v328(x: object) -> bool:
     return True
 
 
-def _v329(x: object) -> bool:
+def _v330(x: object) -> bool:
     # config#/properties/merge/properties/mode
     if not any(_eq(x, c) for c in _C8):
         return False
     return True
 
 
-def _v327(x: object) -> bool:
+def _v328(x: object) -> bool:
     # config#/properties/merge
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'into' in x and not _v328(x['into']):
+        if 'into' in x and not _v329(x['into']):
             return False
-        if 'mode' in x and not _v329(x['mode']):
+        if 'mode' in x and not _v330(x['mode']):
             return False
         for k in x:
             if k not in ('into', 'mode'):
@@ -1058,7 +1072,7 @@ def _v327(x: object) -> bool:
     return True
 
 
-def _v331(x: object) -> bool:
+def _v332(x: object) -> bool:
     # config#/properties/proxy/properties/port
     if not (_is_integer(x)):
         return False
@@ -1070,7 +1084,7 @@ def _v331(x: object) -> bool:
     return True
 
 
-def _v332(x: object) -> bool:
+def _v333(x: object) -> bool:
     # config#/properties/proxy/properties/max_request_bytes
     if not (_is_integer(x)):
         return False
@@ -1082,7 +1096,7 @@ def _v332(x: object) -> bool:
     return True
 
 
-def _v333(x: object) -> bool:
+def _v334(x: object) -> bool:
     # config#/properties/proxy/properties/request_deadline_s
     if not (_is_number(x)):
         return False
@@ -1094,25 +1108,25 @@ def _v333(x: object) -> bool:
     return True
 
 
-def _v334(x: object) -> bool:
+def _v335(x: object) -> bool:
     # config#/properties/proxy/properties/workers
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v330(x: object) -> bool:
+def _v331(x: object) -> bool:
     # config#/properties/proxy
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
-        if 'port' in x and not _v331(x['port']):
+        if 'port' in x and not _v332(x['port']):
             return False
-        if 'max_request_bytes' in x and not _v332(x['max_request_bytes']):
+        if 'max_request_bytes' in x and not _v333(x['max_request_bytes']):
             return False
-        if 'request_deadline_s' in x and not _v333(x['request_deadline_s']):
+        if 'request_deadline_s' in x and not _v334(x['request_deadline_s']):
             return False
-        if 'workers' in x and not _v334(x['workers']):
+        if 'workers' in x and not _v335(x['workers']):
             return False
         for k in x:
             if k not in ('port', 'max_request_bytes', 'request_deadline_s', 'workers'):
@@ -1120,14 +1134,14 @@ def _v330(x: object) -> bool:
     return True
 
 
-def _v335(x: object) -> bool:
+def _v336(x: object) -> bool:
     # config#/properties/limits
     if not _m_defs._v262(x):
         return False
     return True
 
 
-def _v336(x: object) -> bool:
+def _v337(x: object) -> bool:
     # config#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -1152,27 +1166,27 @@ def _v237(x: object) -> bool:
             return False
         if 'pool' in x and not _v279(x['pool']):
             return False
-        if 'lease' in x and not _v282(x['lease']):
+        if 'lease' in x and not _v283(x['lease']):
             return False
-        if 'worktrees' in x and not _v284(x['worktrees']):
+        if 'worktrees' in x and not _v285(x['worktrees']):
             return False
-        if 'store' in x and not _v288(x['store']):
+        if 'store' in x and not _v289(x['store']):
             return False
-        if 'retention' in x and not _v293(x['retention']):
+        if 'retention' in x and not _v294(x['retention']):
             return False
-        if 'providers' in x and not _v295(x['providers']):
+        if 'providers' in x and not _v296(x['providers']):
             return False
-        if 'routing' in x and not _v313(x['routing']):
+        if 'routing' in x and not _v314(x['routing']):
             return False
-        if 'verify' in x and not _v319(x['verify']):
+        if 'verify' in x and not _v320(x['verify']):
             return False
-        if 'merge' in x and not _v327(x['merge']):
+        if 'merge' in x and not _v328(x['merge']):
             return False
-        if 'proxy' in x and not _v330(x['proxy']):
+        if 'proxy' in x and not _v331(x['proxy']):
             return False
-        if 'limits' in x and not _v335(x['limits']):
+        if 'limits' in x and not _v336(x['limits']):
             return False
-        if 'notify' in x and not _v336(x['notify']):
+        if 'notify' in x and not _v337(x['notify']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'advisor', 'worker', 'pool', 'lease', 'worktrees', 'store', 'retention', 'providers', 'routing', 'verify', 'merge', 'proxy', 'limits', 'notify'):

@@ -783,12 +783,12 @@ def _v262(x: object) -> bool:
     return True
 
 
-def _v337(x: object) -> bool:
+def _v338(x: object) -> bool:
     # defs#
     return True
 
 
-def _v338(x: object) -> bool:
+def _v339(x: object) -> bool:
     # defs#/$defs/host_name
     if not (isinstance(x, str)):
         return False
@@ -802,7 +802,7 @@ def _v338(x: object) -> bool:
     return True
 
 
-def _v339(x: object) -> bool:
+def _v340(x: object) -> bool:
     # defs#/$defs/text
     if not (isinstance(x, str)):
         return False
@@ -812,7 +812,7 @@ def _v339(x: object) -> bool:
     return True
 
 
-def _v340(x: object) -> bool:
+def _v341(x: object) -> bool:
     # defs#/$defs/token
     if not (isinstance(x, str)):
         return False
@@ -822,7 +822,7 @@ def _v340(x: object) -> bool:
     return True
 
 
-def _v341(x: object) -> bool:
+def _v342(x: object) -> bool:
     # defs#/$defs/pane_id
     if not (isinstance(x, str)):
         return False
@@ -832,7 +832,7 @@ def _v341(x: object) -> bool:
     return True
 
 
-def _v342(x: object) -> bool:
+def _v343(x: object) -> bool:
     # defs#/$defs/public_key
     if not (isinstance(x, str)):
         return False
@@ -842,7 +842,7 @@ def _v342(x: object) -> bool:
     return True
 
 
-def _v343(x: object) -> bool:
+def _v344(x: object) -> bool:
     # defs#/$defs/base64
     if not (isinstance(x, str)):
         return False
@@ -855,18 +855,18 @@ def _v343(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'defs': _v337,
+    'defs': _v338,
     'defs#/$defs/abs_path': _v35,
     'defs#/$defs/actor': _v139,
     'defs#/$defs/argv_or_null': _v49,
-    'defs#/$defs/base64': _v343,
+    'defs#/$defs/base64': _v344,
     'defs#/$defs/branch': _v37,
     'defs#/$defs/capability': _v31,
     'defs#/$defs/changes_requested': _v76,
     'defs#/$defs/commit': _v39,
     'defs#/$defs/count': _v11,
     'defs#/$defs/engine': _v28,
-    'defs#/$defs/host_name': _v338,
+    'defs#/$defs/host_name': _v339,
     'defs#/$defs/limit_cgroup': _v74,
     'defs#/$defs/limit_cpu_weight': _v68,
     'defs#/$defs/limit_disk_bytes': _v70,
@@ -878,20 +878,20 @@ VALIDATORS: dict[str, Callable[[object], bool]] = {
     'defs#/$defs/model_endpoint_or_null': _v21,
     'defs#/$defs/model_id': _v19,
     'defs#/$defs/opaque_id': _v7,
-    'defs#/$defs/pane_id': _v341,
+    'defs#/$defs/pane_id': _v342,
     'defs#/$defs/person': _v115,
     'defs#/$defs/program_list': _v57,
-    'defs#/$defs/public_key': _v342,
+    'defs#/$defs/public_key': _v343,
     'defs#/$defs/reason': _v124,
     'defs#/$defs/repository': _v98,
     'defs#/$defs/role_id': _v17,
     'defs#/$defs/sandbox': _v45,
     'defs#/$defs/sandbox_limits': _v62,
     'defs#/$defs/sha256': _v3,
-    'defs#/$defs/text': _v339,
+    'defs#/$defs/text': _v340,
     'defs#/$defs/timestamp': _v118,
     'defs#/$defs/title': _v93,
-    'defs#/$defs/token': _v340,
+    'defs#/$defs/token': _v341,
     'defs#/$defs/tool_list': _v54,
     'defs#/$defs/transport': _v26,
     'defs#/$defs/url': _v102,

@@ -22,112 +22,112 @@ _C3: tuple[object, ...] = ('none', 'host')
 _C4: tuple[object, ...] = ('token', 'raw')
 
 
-def _v345(x: object) -> bool:
+def _v346(x: object) -> bool:
     # dispatch#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v346(x: object) -> bool:
+def _v347(x: object) -> bool:
     # dispatch#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v348(x: object) -> bool:
+def _v349(x: object) -> bool:
     # dispatch#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v349(x: object) -> bool:
+def _v350(x: object) -> bool:
     # dispatch#/properties/payload/properties/ticket_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v350(x: object) -> bool:
+def _v351(x: object) -> bool:
     # dispatch#/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v351(x: object) -> bool:
+def _v352(x: object) -> bool:
     # dispatch#/properties/payload/properties/worker_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v352(x: object) -> bool:
+def _v353(x: object) -> bool:
     # dispatch#/properties/payload/properties/worker_record_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v353(x: object) -> bool:
+def _v354(x: object) -> bool:
     # dispatch#/properties/payload/properties/lease_token
-    if not _m_defs._v340(x):
+    if not _m_defs._v341(x):
         return False
     return True
 
 
-def _v354(x: object) -> bool:
+def _v355(x: object) -> bool:
     # dispatch#/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v355(x: object) -> bool:
+def _v356(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v356(x: object) -> bool:
+def _v357(x: object) -> bool:
     # dispatch#/properties/payload/properties/model_id
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v357(x: object) -> bool:
+def _v358(x: object) -> bool:
     # dispatch#/properties/payload/properties/model_endpoint
     if not _m_defs._v21(x):
         return False
     return True
 
 
-def _v358(x: object) -> bool:
+def _v359(x: object) -> bool:
     # dispatch#/properties/payload/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v359(x: object) -> bool:
+def _v360(x: object) -> bool:
     # dispatch#/properties/payload/properties/engine
     if not _m_defs._v28(x):
         return False
     return True
 
 
-def _v361(x: object) -> bool:
+def _v362(x: object) -> bool:
     # dispatch#/properties/payload/properties/capabilities/items
     if not _m_defs._v31(x):
         return False
     return True
 
 
-def _v360(x: object) -> bool:
+def _v361(x: object) -> bool:
     # dispatch#/properties/payload/properties/capabilities
     if not (isinstance(x, list)):
         return False
@@ -135,313 +135,313 @@ def _v360(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v361(v):
+            if not _v362(v):
                 return False
     return True
 
 
-def _v362(x: object) -> bool:
+def _v363(x: object) -> bool:
     # dispatch#/properties/payload/properties/policy_digest
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v363(x: object) -> bool:
+def _v364(x: object) -> bool:
     # dispatch#/properties/payload/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v364(x: object) -> bool:
+def _v365(x: object) -> bool:
     # dispatch#/properties/payload/properties/worktree_path
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v365(x: object) -> bool:
+def _v366(x: object) -> bool:
     # dispatch#/properties/payload/properties/worktree_branch
     if not _m_defs._v37(x):
         return False
     return True
 
 
-def _v366(x: object) -> bool:
+def _v367(x: object) -> bool:
     # dispatch#/properties/payload/properties/worktree_base_commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v367(x: object) -> bool:
+def _v368(x: object) -> bool:
     # dispatch#/properties/payload/properties/worktree_start_commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v368(x: object) -> bool:
+def _v369(x: object) -> bool:
     # dispatch#/properties/payload/properties/dispatch_intent_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v370(x: object) -> bool:
+def _v371(x: object) -> bool:
     # dispatch#/properties/payload/properties/advisor_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v371(x: object) -> bool:
+def _v372(x: object) -> bool:
     # dispatch#/properties/payload/properties/advisor_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v369(x: object) -> bool:
+def _v370(x: object) -> bool:
     # dispatch#/properties/payload/properties/advisor_evidence
-    if not (_v370(x) or _v371(x)):
+    if not (_v371(x) or _v372(x)):
         return False
     return True
 
 
-def _v373(x: object) -> bool:
+def _v374(x: object) -> bool:
     # dispatch#/properties/payload/properties/approval_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v374(x: object) -> bool:
+def _v375(x: object) -> bool:
     # dispatch#/properties/payload/properties/approval_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v372(x: object) -> bool:
+def _v373(x: object) -> bool:
     # dispatch#/properties/payload/properties/approval_evidence
-    if not (_v373(x) or _v374(x)):
+    if not (_v374(x) or _v375(x)):
         return False
     return True
 
 
-def _v376(x: object) -> bool:
+def _v377(x: object) -> bool:
     # dispatch#/properties/payload/properties/prior_failure_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v377(x: object) -> bool:
+def _v378(x: object) -> bool:
     # dispatch#/properties/payload/properties/prior_failure_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v375(x: object) -> bool:
+def _v376(x: object) -> bool:
     # dispatch#/properties/payload/properties/prior_failure_evidence
-    if not (_v376(x) or _v377(x)):
+    if not (_v377(x) or _v378(x)):
         return False
     return True
 
 
-def _v379(x: object) -> bool:
+def _v380(x: object) -> bool:
     # dispatch#/properties/payload/properties/result_evidence/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v380(x: object) -> bool:
+def _v381(x: object) -> bool:
     # dispatch#/properties/payload/properties/result_evidence/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v378(x: object) -> bool:
+def _v379(x: object) -> bool:
     # dispatch#/properties/payload/properties/result_evidence
-    if not (_v379(x) or _v380(x)):
+    if not (_v380(x) or _v381(x)):
         return False
     return True
 
 
-def _v382(x: object) -> bool:
+def _v383(x: object) -> bool:
     # dispatch#/properties/payload/properties/delivery_event_id/anyOf/0
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v383(x: object) -> bool:
+def _v384(x: object) -> bool:
     # dispatch#/properties/payload/properties/delivery_event_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v381(x: object) -> bool:
+def _v382(x: object) -> bool:
     # dispatch#/properties/payload/properties/delivery_event_id
-    if not (_v382(x) or _v383(x)):
+    if not (_v383(x) or _v384(x)):
         return False
     return True
 
 
-def _v385(x: object) -> bool:
+def _v386(x: object) -> bool:
     # dispatch#/properties/payload/properties/accepted_at/anyOf/0
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v386(x: object) -> bool:
+def _v387(x: object) -> bool:
     # dispatch#/properties/payload/properties/accepted_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v384(x: object) -> bool:
+def _v385(x: object) -> bool:
     # dispatch#/properties/payload/properties/accepted_at
-    if not (_v385(x) or _v386(x)):
+    if not (_v386(x) or _v387(x)):
         return False
     return True
 
 
-def _v387(x: object) -> bool:
+def _v388(x: object) -> bool:
     # dispatch#/properties/payload/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v389(x: object) -> bool:
+def _v390(x: object) -> bool:
     # dispatch#/properties/payload/properties/reason/anyOf/0
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v390(x: object) -> bool:
+def _v391(x: object) -> bool:
     # dispatch#/properties/payload/properties/reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v388(x: object) -> bool:
+def _v389(x: object) -> bool:
     # dispatch#/properties/payload/properties/reason
-    if not (_v389(x) or _v390(x)):
+    if not (_v390(x) or _v391(x)):
         return False
     return True
 
 
-def _v391(x: object) -> bool:
+def _v392(x: object) -> bool:
     # dispatch#/properties/payload/properties/ticket_content_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v393(x: object) -> bool:
+def _v394(x: object) -> bool:
     # dispatch#/properties/payload/properties/advisor_verdict/anyOf/0
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v394(x: object) -> bool:
+def _v395(x: object) -> bool:
     # dispatch#/properties/payload/properties/advisor_verdict/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v392(x: object) -> bool:
+def _v393(x: object) -> bool:
     # dispatch#/properties/payload/properties/advisor_verdict
-    if not (_v393(x) or _v394(x)):
+    if not (_v394(x) or _v395(x)):
         return False
     return True
 
 
-def _v395(x: object) -> bool:
+def _v396(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_sandbox
     if not _m_defs._v45(x):
         return False
     return True
 
 
-def _v396(x: object) -> bool:
+def _v397(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_network
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v397(x: object) -> bool:
+def _v398(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_credential
     if not any(_eq(x, c) for c in _C4):
         return False
     return True
 
 
-def _v398(x: object) -> bool:
+def _v399(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_argv
     if not _m_defs._v49(x):
         return False
     return True
 
 
-def _v399(x: object) -> bool:
+def _v400(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_tools
     if not _m_defs._v54(x):
         return False
     return True
 
 
-def _v400(x: object) -> bool:
+def _v401(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_programs
     if not _m_defs._v57(x):
         return False
     return True
 
 
-def _v401(x: object) -> bool:
+def _v402(x: object) -> bool:
     # dispatch#/properties/payload/properties/instructions_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v402(x: object) -> bool:
+def _v403(x: object) -> bool:
     # dispatch#/properties/payload/properties/provider_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v403(x: object) -> bool:
+def _v404(x: object) -> bool:
     # dispatch#/properties/payload/properties/role_limits
     if not _m_defs._v62(x):
         return False
     return True
 
 
-def _v404(x: object) -> bool:
+def _v405(x: object) -> bool:
     # dispatch#/properties/payload/properties/changes_requested
     if not _m_defs._v76(x):
         return False
     return True
 
 
-def _v347(x: object) -> bool:
+def _v348(x: object) -> bool:
     # dispatch#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -449,85 +449,85 @@ def _v347(x: object) -> bool:
         for k in ('accepted_at', 'advisor_evidence', 'advisor_verdict', 'approval_evidence', 'attempt', 'capabilities', 'created_at', 'delivery_event_id', 'dispatch_intent_sha256', 'engine', 'instructions_sha256', 'lease_token', 'model_endpoint', 'model_id', 'policy_digest', 'prior_failure_evidence', 'provider_mode', 'reason', 'result_evidence', 'role_argv', 'role_id', 'role_programs', 'role_sandbox', 'role_tools', 'session_id', 'ticket_content_sha256', 'ticket_id', 'ticket_version', 'worker_id', 'worker_record_id', 'worktree_base_commit', 'worktree_branch', 'worktree_id', 'worktree_path', 'worktree_start_commit'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v348(x['ticket_id']):
+        if 'ticket_id' in x and not _v349(x['ticket_id']):
             return False
-        if 'ticket_version' in x and not _v349(x['ticket_version']):
+        if 'ticket_version' in x and not _v350(x['ticket_version']):
             return False
-        if 'attempt' in x and not _v350(x['attempt']):
+        if 'attempt' in x and not _v351(x['attempt']):
             return False
-        if 'worker_id' in x and not _v351(x['worker_id']):
+        if 'worker_id' in x and not _v352(x['worker_id']):
             return False
-        if 'worker_record_id' in x and not _v352(x['worker_record_id']):
+        if 'worker_record_id' in x and not _v353(x['worker_record_id']):
             return False
-        if 'lease_token' in x and not _v353(x['lease_token']):
+        if 'lease_token' in x and not _v354(x['lease_token']):
             return False
-        if 'session_id' in x and not _v354(x['session_id']):
+        if 'session_id' in x and not _v355(x['session_id']):
             return False
-        if 'role_id' in x and not _v355(x['role_id']):
+        if 'role_id' in x and not _v356(x['role_id']):
             return False
-        if 'model_id' in x and not _v356(x['model_id']):
+        if 'model_id' in x and not _v357(x['model_id']):
             return False
-        if 'model_endpoint' in x and not _v357(x['model_endpoint']):
+        if 'model_endpoint' in x and not _v358(x['model_endpoint']):
             return False
-        if 'provider_mode' in x and not _v358(x['provider_mode']):
+        if 'provider_mode' in x and not _v359(x['provider_mode']):
             return False
-        if 'engine' in x and not _v359(x['engine']):
+        if 'engine' in x and not _v360(x['engine']):
             return False
-        if 'capabilities' in x and not _v360(x['capabilities']):
+        if 'capabilities' in x and not _v361(x['capabilities']):
             return False
-        if 'policy_digest' in x and not _v362(x['policy_digest']):
+        if 'policy_digest' in x and not _v363(x['policy_digest']):
             return False
-        if 'worktree_id' in x and not _v363(x['worktree_id']):
+        if 'worktree_id' in x and not _v364(x['worktree_id']):
             return False
-        if 'worktree_path' in x and not _v364(x['worktree_path']):
+        if 'worktree_path' in x and not _v365(x['worktree_path']):
             return False
-        if 'worktree_branch' in x and not _v365(x['worktree_branch']):
+        if 'worktree_branch' in x and not _v366(x['worktree_branch']):
             return False
-        if 'worktree_base_commit' in x and not _v366(x['worktree_base_commit']):
+        if 'worktree_base_commit' in x and not _v367(x['worktree_base_commit']):
             return False
-        if 'worktree_start_commit' in x and not _v367(x['worktree_start_commit']):
+        if 'worktree_start_commit' in x and not _v368(x['worktree_start_commit']):
             return False
-        if 'dispatch_intent_sha256' in x and not _v368(x['dispatch_intent_sha256']):
+        if 'dispatch_intent_sha256' in x and not _v369(x['dispatch_intent_sha256']):
             return False
-        if 'advisor_evidence' in x and not _v369(x['advisor_evidence']):
+        if 'advisor_evidence' in x and not _v370(x['advisor_evidence']):
             return False
-        if 'approval_evidence' in x and not _v372(x['approval_evidence']):
+        if 'approval_evidence' in x and not _v373(x['approval_evidence']):
             return False
-        if 'prior_failure_evidence' in x and not _v375(x['prior_failure_evidence']):
+        if 'prior_failure_evidence' in x and not _v376(x['prior_failure_evidence']):
             return False
-        if 'result_evidence' in x and not _v378(x['result_evidence']):
+        if 'result_evidence' in x and not _v379(x['result_evidence']):
             return False
-        if 'delivery_event_id' in x and not _v381(x['delivery_event_id']):
+        if 'delivery_event_id' in x and not _v382(x['delivery_event_id']):
             return False
-        if 'accepted_at' in x and not _v384(x['accepted_at']):
+        if 'accepted_at' in x and not _v385(x['accepted_at']):
             return False
-        if 'created_at' in x and not _v387(x['created_at']):
+        if 'created_at' in x and not _v388(x['created_at']):
             return False
-        if 'reason' in x and not _v388(x['reason']):
+        if 'reason' in x and not _v389(x['reason']):
             return False
-        if 'ticket_content_sha256' in x and not _v391(x['ticket_content_sha256']):
+        if 'ticket_content_sha256' in x and not _v392(x['ticket_content_sha256']):
             return False
-        if 'advisor_verdict' in x and not _v392(x['advisor_verdict']):
+        if 'advisor_verdict' in x and not _v393(x['advisor_verdict']):
             return False
-        if 'role_sandbox' in x and not _v395(x['role_sandbox']):
+        if 'role_sandbox' in x and not _v396(x['role_sandbox']):
             return False
-        if 'role_network' in x and not _v396(x['role_network']):
+        if 'role_network' in x and not _v397(x['role_network']):
             return False
-        if 'role_credential' in x and not _v397(x['role_credential']):
+        if 'role_credential' in x and not _v398(x['role_credential']):
             return False
-        if 'role_argv' in x and not _v398(x['role_argv']):
+        if 'role_argv' in x and not _v399(x['role_argv']):
             return False
-        if 'role_tools' in x and not _v399(x['role_tools']):
+        if 'role_tools' in x and not _v400(x['role_tools']):
             return False
-        if 'role_programs' in x and not _v400(x['role_programs']):
+        if 'role_programs' in x and not _v401(x['role_programs']):
             return False
-        if 'instructions_sha256' in x and not _v401(x['instructions_sha256']):
+        if 'instructions_sha256' in x and not _v402(x['instructions_sha256']):
             return False
-        if 'provider_id' in x and not _v402(x['provider_id']):
+        if 'provider_id' in x and not _v403(x['provider_id']):
             return False
-        if 'role_limits' in x and not _v403(x['role_limits']):
+        if 'role_limits' in x and not _v404(x['role_limits']):
             return False
-        if 'changes_requested' in x and not _v404(x['changes_requested']):
+        if 'changes_requested' in x and not _v405(x['changes_requested']):
             return False
         for k in x:
             if k not in ('ticket_id', 'ticket_version', 'attempt', 'worker_id', 'worker_record_id', 'lease_token', 'session_id', 'role_id', 'model_id', 'model_endpoint', 'provider_mode', 'engine', 'capabilities', 'policy_digest', 'worktree_id', 'worktree_path', 'worktree_branch', 'worktree_base_commit', 'worktree_start_commit', 'dispatch_intent_sha256', 'advisor_evidence', 'approval_evidence', 'prior_failure_evidence', 'result_evidence', 'delivery_event_id', 'accepted_at', 'created_at', 'reason', 'ticket_content_sha256', 'advisor_verdict', 'role_sandbox', 'role_network', 'role_credential', 'role_argv', 'role_tools', 'role_programs', 'instructions_sha256', 'provider_id', 'role_limits', 'changes_requested'):
@@ -535,27 +535,27 @@ def _v347(x: object) -> bool:
     return True
 
 
-def _v405(x: object) -> bool:
+def _v406(x: object) -> bool:
     # dispatch#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v344(x: object) -> bool:
+def _v345(x: object) -> bool:
     # dispatch#
     if isinstance(x, dict):
-        if 'kind' in x and not _v345(x['kind']):
+        if 'kind' in x and not _v346(x['kind']):
             return False
-        if 'state' in x and not _v346(x['state']):
+        if 'state' in x and not _v347(x['state']):
             return False
-        if 'payload' in x and not _v347(x['payload']):
+        if 'payload' in x and not _v348(x['payload']):
             return False
-    if not _v405(x):
+    if not _v406(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'dispatch': _v344,
+    'dispatch': _v345,
 }

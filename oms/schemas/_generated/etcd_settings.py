@@ -18,7 +18,7 @@ _P0 = '^/'
 _P1 = '^[0-9a-f]{64}:[0-9a-f]{64}\\Z'
 
 
-def _v408(x: object) -> bool:
+def _v409(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/ca
     if not (isinstance(x, str)):
         return False
@@ -30,7 +30,7 @@ def _v408(x: object) -> bool:
     return True
 
 
-def _v409(x: object) -> bool:
+def _v410(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/cert
     if not (isinstance(x, str)):
         return False
@@ -42,7 +42,7 @@ def _v409(x: object) -> bool:
     return True
 
 
-def _v410(x: object) -> bool:
+def _v411(x: object) -> bool:
     # etcd-settings#/properties/tls/properties/key
     if not (isinstance(x, str)):
         return False
@@ -54,18 +54,18 @@ def _v410(x: object) -> bool:
     return True
 
 
-def _v407(x: object) -> bool:
+def _v408(x: object) -> bool:
     # etcd-settings#/properties/tls
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         if len(x) < 1:
             return False
-        if 'ca' in x and not _v408(x['ca']):
+        if 'ca' in x and not _v409(x['ca']):
             return False
-        if 'cert' in x and not _v409(x['cert']):
+        if 'cert' in x and not _v410(x['cert']):
             return False
-        if 'key' in x and not _v410(x['key']):
+        if 'key' in x and not _v411(x['key']):
             return False
         for k in x:
             if k not in ('ca', 'cert', 'key'):
@@ -73,7 +73,7 @@ def _v407(x: object) -> bool:
     return True
 
 
-def _v412(x: object) -> bool:
+def _v413(x: object) -> bool:
     # etcd-settings#/properties/hosts/additionalProperties
     if not (isinstance(x, str)):
         return False
@@ -83,14 +83,14 @@ def _v412(x: object) -> bool:
     return True
 
 
-def _v413(x: object) -> bool:
+def _v414(x: object) -> bool:
     # etcd-settings#/properties/hosts/propertyNames
-    if not _m_defs._v338(x):
+    if not _m_defs._v339(x):
         return False
     return True
 
 
-def _v411(x: object) -> bool:
+def _v412(x: object) -> bool:
     # etcd-settings#/properties/hosts
     if not (isinstance(x, dict)):
         return False
@@ -98,24 +98,24 @@ def _v411(x: object) -> bool:
         if len(x) > 256:
             return False
         for k, v in x.items():
-            if k not in () and not _v412(v):
+            if k not in () and not _v413(v):
                 return False
         for k in x:
-            if not _v413(k):
+            if not _v414(k):
                 return False
     return True
 
 
-def _v406(x: object) -> bool:
+def _v407(x: object) -> bool:
     # etcd-settings#
     if not (isinstance(x, dict)):
         return False
     if isinstance(x, dict):
         if len(x) < 1:
             return False
-        if 'tls' in x and not _v407(x['tls']):
+        if 'tls' in x and not _v408(x['tls']):
             return False
-        if 'hosts' in x and not _v411(x['hosts']):
+        if 'hosts' in x and not _v412(x['hosts']):
             return False
         for k in x:
             if k not in ('tls', 'hosts'):
@@ -124,5 +124,5 @@ def _v406(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'etcd-settings': _v406,
+    'etcd-settings': _v407,
 }

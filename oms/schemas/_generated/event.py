@@ -43,84 +43,84 @@ _C19: object = 'merge-begun'
 _C20: object = 'verification-recorded'
 
 
-def _v415(x: object) -> bool:
+def _v416(x: object) -> bool:
     # event#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v416(x: object) -> bool:
+def _v417(x: object) -> bool:
     # event#/properties/event_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v417(x: object) -> bool:
+def _v418(x: object) -> bool:
     # event#/properties/event_type
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v418(x: object) -> bool:
+def _v419(x: object) -> bool:
     # event#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v419(x: object) -> bool:
+def _v420(x: object) -> bool:
     # event#/properties/payload
     if not (isinstance(x, dict)):
         return False
     return True
 
 
-def _v423(x: object) -> bool:
+def _v424(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v424(x: object) -> bool:
+def _v425(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/dispatch_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v425(x: object) -> bool:
+def _v426(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/worker_record_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v426(x: object) -> bool:
+def _v427(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v427(x: object) -> bool:
+def _v428(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v428(x: object) -> bool:
+def _v429(x: object) -> bool:
     # event#/allOf/0/then/properties/payload/properties/lease_token
-    if not _m_defs._v340(x):
+    if not _m_defs._v341(x):
         return False
     return True
 
 
-def _v422(x: object) -> bool:
+def _v423(x: object) -> bool:
     # event#/allOf/0/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -128,17 +128,17 @@ def _v422(x: object) -> bool:
         for k in ('attempt', 'dispatch_id', 'dispatch_version', 'lease_token', 'ticket_id', 'worker_record_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v423(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v424(x['dispatch_id']):
             return False
-        if 'dispatch_version' in x and not _v424(x['dispatch_version']):
+        if 'dispatch_version' in x and not _v425(x['dispatch_version']):
             return False
-        if 'worker_record_id' in x and not _v425(x['worker_record_id']):
+        if 'worker_record_id' in x and not _v426(x['worker_record_id']):
             return False
-        if 'ticket_id' in x and not _v426(x['ticket_id']):
+        if 'ticket_id' in x and not _v427(x['ticket_id']):
             return False
-        if 'attempt' in x and not _v427(x['attempt']):
+        if 'attempt' in x and not _v428(x['attempt']):
             return False
-        if 'lease_token' in x and not _v428(x['lease_token']):
+        if 'lease_token' in x and not _v429(x['lease_token']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'dispatch_version', 'worker_record_id', 'ticket_id', 'attempt', 'lease_token'):
@@ -146,68 +146,68 @@ def _v422(x: object) -> bool:
     return True
 
 
-def _v421(x: object) -> bool:
+def _v422(x: object) -> bool:
     # event#/allOf/0/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v422(x['payload']):
+        if 'payload' in x and not _v423(x['payload']):
             return False
     return True
 
 
-def _v430(x: object) -> bool:
+def _v431(x: object) -> bool:
     # event#/allOf/0/if/properties/event_type
     if not _eq(x, _C2):
         return False
     return True
 
 
-def _v429(x: object) -> bool:
+def _v430(x: object) -> bool:
     # event#/allOf/0/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v430(x['event_type']):
+        if 'event_type' in x and not _v431(x['event_type']):
             return False
     return True
 
 
-def _v420(x: object) -> bool:
+def _v421(x: object) -> bool:
     # event#/allOf/0
-    if _v429(x):
-        if not _v421(x):
+    if _v430(x):
+        if not _v422(x):
             return False
     else:
         pass
     return True
 
 
-def _v434(x: object) -> bool:
+def _v435(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v435(x: object) -> bool:
+def _v436(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v436(x: object) -> bool:
+def _v437(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/parked_until
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v437(x: object) -> bool:
+def _v438(x: object) -> bool:
     # event#/allOf/1/then/properties/payload/properties/session_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v433(x: object) -> bool:
+def _v434(x: object) -> bool:
     # event#/allOf/1/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -215,13 +215,13 @@ def _v433(x: object) -> bool:
         for k in ('dispatch_id', 'parked_until', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v434(x['session_id']):
+        if 'session_id' in x and not _v435(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v435(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v436(x['dispatch_id']):
             return False
-        if 'parked_until' in x and not _v436(x['parked_until']):
+        if 'parked_until' in x and not _v437(x['parked_until']):
             return False
-        if 'session_version' in x and not _v437(x['session_version']):
+        if 'session_version' in x and not _v438(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'parked_until', 'session_version'):
@@ -229,61 +229,61 @@ def _v433(x: object) -> bool:
     return True
 
 
-def _v432(x: object) -> bool:
+def _v433(x: object) -> bool:
     # event#/allOf/1/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v433(x['payload']):
+        if 'payload' in x and not _v434(x['payload']):
             return False
     return True
 
 
-def _v439(x: object) -> bool:
+def _v440(x: object) -> bool:
     # event#/allOf/1/if/properties/event_type
     if not _eq(x, _C3):
         return False
     return True
 
 
-def _v438(x: object) -> bool:
+def _v439(x: object) -> bool:
     # event#/allOf/1/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v439(x['event_type']):
+        if 'event_type' in x and not _v440(x['event_type']):
             return False
     return True
 
 
-def _v431(x: object) -> bool:
+def _v432(x: object) -> bool:
     # event#/allOf/1
-    if _v438(x):
-        if not _v432(x):
+    if _v439(x):
+        if not _v433(x):
             return False
     else:
         pass
     return True
 
 
-def _v443(x: object) -> bool:
+def _v444(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v444(x: object) -> bool:
+def _v445(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v445(x: object) -> bool:
+def _v446(x: object) -> bool:
     # event#/allOf/2/then/properties/payload/properties/session_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v442(x: object) -> bool:
+def _v443(x: object) -> bool:
     # event#/allOf/2/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -291,11 +291,11 @@ def _v442(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v443(x['session_id']):
+        if 'session_id' in x and not _v444(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v444(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v445(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v445(x['session_version']):
+        if 'session_version' in x and not _v446(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -303,61 +303,61 @@ def _v442(x: object) -> bool:
     return True
 
 
-def _v441(x: object) -> bool:
+def _v442(x: object) -> bool:
     # event#/allOf/2/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v442(x['payload']):
+        if 'payload' in x and not _v443(x['payload']):
             return False
     return True
 
 
-def _v447(x: object) -> bool:
+def _v448(x: object) -> bool:
     # event#/allOf/2/if/properties/event_type
     if not _eq(x, _C4):
         return False
     return True
 
 
-def _v446(x: object) -> bool:
+def _v447(x: object) -> bool:
     # event#/allOf/2/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v447(x['event_type']):
+        if 'event_type' in x and not _v448(x['event_type']):
             return False
     return True
 
 
-def _v440(x: object) -> bool:
+def _v441(x: object) -> bool:
     # event#/allOf/2
-    if _v446(x):
-        if not _v441(x):
+    if _v447(x):
+        if not _v442(x):
             return False
     else:
         pass
     return True
 
 
-def _v451(x: object) -> bool:
+def _v452(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v452(x: object) -> bool:
+def _v453(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v453(x: object) -> bool:
+def _v454(x: object) -> bool:
     # event#/allOf/3/then/properties/payload/properties/session_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v450(x: object) -> bool:
+def _v451(x: object) -> bool:
     # event#/allOf/3/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -365,11 +365,11 @@ def _v450(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v451(x['session_id']):
+        if 'session_id' in x and not _v452(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v452(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v453(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v453(x['session_version']):
+        if 'session_version' in x and not _v454(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -377,61 +377,61 @@ def _v450(x: object) -> bool:
     return True
 
 
-def _v449(x: object) -> bool:
+def _v450(x: object) -> bool:
     # event#/allOf/3/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v450(x['payload']):
+        if 'payload' in x and not _v451(x['payload']):
             return False
     return True
 
 
-def _v455(x: object) -> bool:
+def _v456(x: object) -> bool:
     # event#/allOf/3/if/properties/event_type
     if not _eq(x, _C5):
         return False
     return True
 
 
-def _v454(x: object) -> bool:
+def _v455(x: object) -> bool:
     # event#/allOf/3/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v455(x['event_type']):
+        if 'event_type' in x and not _v456(x['event_type']):
             return False
     return True
 
 
-def _v448(x: object) -> bool:
+def _v449(x: object) -> bool:
     # event#/allOf/3
-    if _v454(x):
-        if not _v449(x):
+    if _v455(x):
+        if not _v450(x):
             return False
     else:
         pass
     return True
 
 
-def _v459(x: object) -> bool:
+def _v460(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v460(x: object) -> bool:
+def _v461(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v461(x: object) -> bool:
+def _v462(x: object) -> bool:
     # event#/allOf/4/then/properties/payload/properties/session_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v458(x: object) -> bool:
+def _v459(x: object) -> bool:
     # event#/allOf/4/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -439,11 +439,11 @@ def _v458(x: object) -> bool:
         for k in ('dispatch_id', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v459(x['session_id']):
+        if 'session_id' in x and not _v460(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v460(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v461(x['dispatch_id']):
             return False
-        if 'session_version' in x and not _v461(x['session_version']):
+        if 'session_version' in x and not _v462(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'session_version'):
@@ -451,68 +451,68 @@ def _v458(x: object) -> bool:
     return True
 
 
-def _v457(x: object) -> bool:
+def _v458(x: object) -> bool:
     # event#/allOf/4/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v458(x['payload']):
+        if 'payload' in x and not _v459(x['payload']):
             return False
     return True
 
 
-def _v463(x: object) -> bool:
+def _v464(x: object) -> bool:
     # event#/allOf/4/if/properties/event_type
     if not _eq(x, _C6):
         return False
     return True
 
 
-def _v462(x: object) -> bool:
+def _v463(x: object) -> bool:
     # event#/allOf/4/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v463(x['event_type']):
+        if 'event_type' in x and not _v464(x['event_type']):
             return False
     return True
 
 
-def _v456(x: object) -> bool:
+def _v457(x: object) -> bool:
     # event#/allOf/4
-    if _v462(x):
-        if not _v457(x):
+    if _v463(x):
+        if not _v458(x):
             return False
     else:
         pass
     return True
 
 
-def _v467(x: object) -> bool:
+def _v468(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v468(x: object) -> bool:
+def _v469(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v469(x: object) -> bool:
+def _v470(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/reason
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v470(x: object) -> bool:
+def _v471(x: object) -> bool:
     # event#/allOf/5/then/properties/payload/properties/session_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v466(x: object) -> bool:
+def _v467(x: object) -> bool:
     # event#/allOf/5/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -520,13 +520,13 @@ def _v466(x: object) -> bool:
         for k in ('dispatch_id', 'reason', 'session_id', 'session_version'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v467(x['session_id']):
+        if 'session_id' in x and not _v468(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v468(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v469(x['dispatch_id']):
             return False
-        if 'reason' in x and not _v469(x['reason']):
+        if 'reason' in x and not _v470(x['reason']):
             return False
-        if 'session_version' in x and not _v470(x['session_version']):
+        if 'session_version' in x and not _v471(x['session_version']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'reason', 'session_version'):
@@ -534,61 +534,61 @@ def _v466(x: object) -> bool:
     return True
 
 
-def _v465(x: object) -> bool:
+def _v466(x: object) -> bool:
     # event#/allOf/5/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v466(x['payload']):
+        if 'payload' in x and not _v467(x['payload']):
             return False
     return True
 
 
-def _v472(x: object) -> bool:
+def _v473(x: object) -> bool:
     # event#/allOf/5/if/properties/event_type
     if not _eq(x, _C7):
         return False
     return True
 
 
-def _v471(x: object) -> bool:
+def _v472(x: object) -> bool:
     # event#/allOf/5/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v472(x['event_type']):
+        if 'event_type' in x and not _v473(x['event_type']):
             return False
     return True
 
 
-def _v464(x: object) -> bool:
+def _v465(x: object) -> bool:
     # event#/allOf/5
-    if _v471(x):
-        if not _v465(x):
+    if _v472(x):
+        if not _v466(x):
             return False
     else:
         pass
     return True
 
 
-def _v476(x: object) -> bool:
+def _v477(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v477(x: object) -> bool:
+def _v478(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v478(x: object) -> bool:
+def _v479(x: object) -> bool:
     # event#/allOf/6/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v475(x: object) -> bool:
+def _v476(x: object) -> bool:
     # event#/allOf/6/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -596,11 +596,11 @@ def _v475(x: object) -> bool:
         for k in ('dispatch_id', 'nonce', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v476(x['session_id']):
+        if 'session_id' in x and not _v477(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v477(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v478(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v478(x['nonce']):
+        if 'nonce' in x and not _v479(x['nonce']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce'):
@@ -608,61 +608,61 @@ def _v475(x: object) -> bool:
     return True
 
 
-def _v474(x: object) -> bool:
+def _v475(x: object) -> bool:
     # event#/allOf/6/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v475(x['payload']):
+        if 'payload' in x and not _v476(x['payload']):
             return False
     return True
 
 
-def _v480(x: object) -> bool:
+def _v481(x: object) -> bool:
     # event#/allOf/6/if/properties/event_type
     if not _eq(x, _C8):
         return False
     return True
 
 
-def _v479(x: object) -> bool:
+def _v480(x: object) -> bool:
     # event#/allOf/6/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v480(x['event_type']):
+        if 'event_type' in x and not _v481(x['event_type']):
             return False
     return True
 
 
-def _v473(x: object) -> bool:
+def _v474(x: object) -> bool:
     # event#/allOf/6
-    if _v479(x):
-        if not _v474(x):
+    if _v480(x):
+        if not _v475(x):
             return False
     else:
         pass
     return True
 
 
-def _v484(x: object) -> bool:
+def _v485(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v485(x: object) -> bool:
+def _v486(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v486(x: object) -> bool:
+def _v487(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v488(x: object) -> bool:
+def _v489(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/pane_process/properties/boot_id
     if not (isinstance(x, str)):
         return False
@@ -672,7 +672,7 @@ def _v488(x: object) -> bool:
     return True
 
 
-def _v489(x: object) -> bool:
+def _v490(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/pane_process/properties/pid
     if not (_is_integer(x)):
         return False
@@ -684,7 +684,7 @@ def _v489(x: object) -> bool:
     return True
 
 
-def _v490(x: object) -> bool:
+def _v491(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/pane_process/properties/start_ticks
     if not (_is_integer(x)):
         return False
@@ -696,7 +696,7 @@ def _v490(x: object) -> bool:
     return True
 
 
-def _v487(x: object) -> bool:
+def _v488(x: object) -> bool:
     # event#/allOf/7/then/properties/payload/properties/pane_process
     if not (isinstance(x, dict)):
         return False
@@ -704,11 +704,11 @@ def _v487(x: object) -> bool:
         for k in ('boot_id', 'pid', 'start_ticks'):
             if k not in x:
                 return False
-        if 'boot_id' in x and not _v488(x['boot_id']):
+        if 'boot_id' in x and not _v489(x['boot_id']):
             return False
-        if 'pid' in x and not _v489(x['pid']):
+        if 'pid' in x and not _v490(x['pid']):
             return False
-        if 'start_ticks' in x and not _v490(x['start_ticks']):
+        if 'start_ticks' in x and not _v491(x['start_ticks']):
             return False
         for k in x:
             if k not in ('boot_id', 'pid', 'start_ticks'):
@@ -716,7 +716,7 @@ def _v487(x: object) -> bool:
     return True
 
 
-def _v483(x: object) -> bool:
+def _v484(x: object) -> bool:
     # event#/allOf/7/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -724,13 +724,13 @@ def _v483(x: object) -> bool:
         for k in ('dispatch_id', 'nonce', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v484(x['session_id']):
+        if 'session_id' in x and not _v485(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v485(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v486(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v486(x['nonce']):
+        if 'nonce' in x and not _v487(x['nonce']):
             return False
-        if 'pane_process' in x and not _v487(x['pane_process']):
+        if 'pane_process' in x and not _v488(x['pane_process']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce', 'pane_process'):
@@ -738,68 +738,68 @@ def _v483(x: object) -> bool:
     return True
 
 
-def _v482(x: object) -> bool:
+def _v483(x: object) -> bool:
     # event#/allOf/7/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v483(x['payload']):
+        if 'payload' in x and not _v484(x['payload']):
             return False
     return True
 
 
-def _v492(x: object) -> bool:
+def _v493(x: object) -> bool:
     # event#/allOf/7/if/properties/event_type
     if not _eq(x, _C9):
         return False
     return True
 
 
-def _v491(x: object) -> bool:
+def _v492(x: object) -> bool:
     # event#/allOf/7/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v492(x['event_type']):
+        if 'event_type' in x and not _v493(x['event_type']):
             return False
     return True
 
 
-def _v481(x: object) -> bool:
+def _v482(x: object) -> bool:
     # event#/allOf/7
-    if _v491(x):
-        if not _v482(x):
+    if _v492(x):
+        if not _v483(x):
             return False
     else:
         pass
     return True
 
 
-def _v496(x: object) -> bool:
+def _v497(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v497(x: object) -> bool:
+def _v498(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v498(x: object) -> bool:
+def _v499(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/nonce
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v499(x: object) -> bool:
+def _v500(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/provider
     if not any(_eq(x, c) for c in _C10):
         return False
     return True
 
 
-def _v500(x: object) -> bool:
+def _v501(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/hook_event
     if not (isinstance(x, str)):
         return False
@@ -809,7 +809,7 @@ def _v500(x: object) -> bool:
     return True
 
 
-def _v501(x: object) -> bool:
+def _v502(x: object) -> bool:
     # event#/allOf/8/then/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
@@ -821,7 +821,7 @@ def _v501(x: object) -> bool:
     return True
 
 
-def _v495(x: object) -> bool:
+def _v496(x: object) -> bool:
     # event#/allOf/8/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -829,17 +829,17 @@ def _v495(x: object) -> bool:
         for k in ('dispatch_id', 'hook_event', 'native_session_ref', 'nonce', 'provider', 'session_id'):
             if k not in x:
                 return False
-        if 'session_id' in x and not _v496(x['session_id']):
+        if 'session_id' in x and not _v497(x['session_id']):
             return False
-        if 'dispatch_id' in x and not _v497(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v498(x['dispatch_id']):
             return False
-        if 'nonce' in x and not _v498(x['nonce']):
+        if 'nonce' in x and not _v499(x['nonce']):
             return False
-        if 'provider' in x and not _v499(x['provider']):
+        if 'provider' in x and not _v500(x['provider']):
             return False
-        if 'hook_event' in x and not _v500(x['hook_event']):
+        if 'hook_event' in x and not _v501(x['hook_event']):
             return False
-        if 'native_session_ref' in x and not _v501(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v502(x['native_session_ref']):
             return False
         for k in x:
             if k not in ('session_id', 'dispatch_id', 'nonce', 'provider', 'hook_event', 'native_session_ref'):
@@ -847,68 +847,68 @@ def _v495(x: object) -> bool:
     return True
 
 
-def _v494(x: object) -> bool:
+def _v495(x: object) -> bool:
     # event#/allOf/8/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v495(x['payload']):
+        if 'payload' in x and not _v496(x['payload']):
             return False
     return True
 
 
-def _v503(x: object) -> bool:
+def _v504(x: object) -> bool:
     # event#/allOf/8/if/properties/event_type
     if not _eq(x, _C11):
         return False
     return True
 
 
-def _v502(x: object) -> bool:
+def _v503(x: object) -> bool:
     # event#/allOf/8/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v503(x['event_type']):
+        if 'event_type' in x and not _v504(x['event_type']):
             return False
     return True
 
 
-def _v493(x: object) -> bool:
+def _v494(x: object) -> bool:
     # event#/allOf/8
-    if _v502(x):
-        if not _v494(x):
+    if _v503(x):
+        if not _v495(x):
             return False
     else:
         pass
     return True
 
 
-def _v507(x: object) -> bool:
+def _v508(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v508(x: object) -> bool:
+def _v509(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/ticket_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v509(x: object) -> bool:
+def _v510(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/from_state
     if not any(_eq(x, c) for c in _C12):
         return False
     return True
 
 
-def _v510(x: object) -> bool:
+def _v511(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v511(x: object) -> bool:
+def _v512(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -920,14 +920,14 @@ def _v511(x: object) -> bool:
     return True
 
 
-def _v512(x: object) -> bool:
+def _v513(x: object) -> bool:
     # event#/allOf/9/then/properties/payload/properties/reason
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v506(x: object) -> bool:
+def _v507(x: object) -> bool:
     # event#/allOf/9/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -935,17 +935,17 @@ def _v506(x: object) -> bool:
         for k in ('attempt', 'from_state', 'person', 'reason', 'ticket_id', 'ticket_version'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v507(x['ticket_id']):
+        if 'ticket_id' in x and not _v508(x['ticket_id']):
             return False
-        if 'ticket_version' in x and not _v508(x['ticket_version']):
+        if 'ticket_version' in x and not _v509(x['ticket_version']):
             return False
-        if 'from_state' in x and not _v509(x['from_state']):
+        if 'from_state' in x and not _v510(x['from_state']):
             return False
-        if 'attempt' in x and not _v510(x['attempt']):
+        if 'attempt' in x and not _v511(x['attempt']):
             return False
-        if 'person' in x and not _v511(x['person']):
+        if 'person' in x and not _v512(x['person']):
             return False
-        if 'reason' in x and not _v512(x['reason']):
+        if 'reason' in x and not _v513(x['reason']):
             return False
         for k in x:
             if k not in ('ticket_id', 'ticket_version', 'from_state', 'attempt', 'person', 'reason'):
@@ -953,61 +953,61 @@ def _v506(x: object) -> bool:
     return True
 
 
-def _v505(x: object) -> bool:
+def _v506(x: object) -> bool:
     # event#/allOf/9/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v506(x['payload']):
+        if 'payload' in x and not _v507(x['payload']):
             return False
     return True
 
 
-def _v514(x: object) -> bool:
+def _v515(x: object) -> bool:
     # event#/allOf/9/if/properties/event_type
     if not _eq(x, _C13):
         return False
     return True
 
 
-def _v513(x: object) -> bool:
+def _v514(x: object) -> bool:
     # event#/allOf/9/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v514(x['event_type']):
+        if 'event_type' in x and not _v515(x['event_type']):
             return False
     return True
 
 
-def _v504(x: object) -> bool:
+def _v505(x: object) -> bool:
     # event#/allOf/9
-    if _v513(x):
-        if not _v505(x):
+    if _v514(x):
+        if not _v506(x):
             return False
     else:
         pass
     return True
 
 
-def _v518(x: object) -> bool:
+def _v519(x: object) -> bool:
     # event#/allOf/10/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v519(x: object) -> bool:
+def _v520(x: object) -> bool:
     # event#/allOf/10/then/properties/payload/properties/session_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v520(x: object) -> bool:
+def _v521(x: object) -> bool:
     # event#/allOf/10/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v521(x: object) -> bool:
+def _v522(x: object) -> bool:
     # event#/allOf/10/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -1019,7 +1019,7 @@ def _v521(x: object) -> bool:
     return True
 
 
-def _v522(x: object) -> bool:
+def _v523(x: object) -> bool:
     # event#/allOf/10/then/properties/payload/properties/text
     if not (isinstance(x, str)):
         return False
@@ -1031,7 +1031,7 @@ def _v522(x: object) -> bool:
     return True
 
 
-def _v523(x: object) -> bool:
+def _v524(x: object) -> bool:
     # event#/allOf/10/then/properties/payload/properties/text_sha256
     if not (isinstance(x, str)):
         return False
@@ -1041,7 +1041,7 @@ def _v523(x: object) -> bool:
     return True
 
 
-def _v517(x: object) -> bool:
+def _v518(x: object) -> bool:
     # event#/allOf/10/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -1049,17 +1049,17 @@ def _v517(x: object) -> bool:
         for k in ('dispatch_id', 'person', 'session_id', 'text', 'text_sha256', 'ticket_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v518(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v519(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v519(x['session_id']):
+        if 'session_id' in x and not _v520(x['session_id']):
             return False
-        if 'ticket_id' in x and not _v520(x['ticket_id']):
+        if 'ticket_id' in x and not _v521(x['ticket_id']):
             return False
-        if 'person' in x and not _v521(x['person']):
+        if 'person' in x and not _v522(x['person']):
             return False
-        if 'text' in x and not _v522(x['text']):
+        if 'text' in x and not _v523(x['text']):
             return False
-        if 'text_sha256' in x and not _v523(x['text_sha256']):
+        if 'text_sha256' in x and not _v524(x['text_sha256']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'session_id', 'ticket_id', 'person', 'text', 'text_sha256'):
@@ -1067,108 +1067,108 @@ def _v517(x: object) -> bool:
     return True
 
 
-def _v516(x: object) -> bool:
+def _v517(x: object) -> bool:
     # event#/allOf/10/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v517(x['payload']):
+        if 'payload' in x and not _v518(x['payload']):
             return False
     return True
 
 
-def _v525(x: object) -> bool:
+def _v526(x: object) -> bool:
     # event#/allOf/10/if/properties/event_type
     if not _eq(x, _C14):
         return False
     return True
 
 
-def _v524(x: object) -> bool:
+def _v525(x: object) -> bool:
     # event#/allOf/10/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v525(x['event_type']):
+        if 'event_type' in x and not _v526(x['event_type']):
             return False
     return True
 
 
-def _v515(x: object) -> bool:
+def _v516(x: object) -> bool:
     # event#/allOf/10
-    if _v524(x):
-        if not _v516(x):
+    if _v525(x):
+        if not _v517(x):
             return False
     else:
         pass
     return True
 
 
-def _v528(x: object) -> bool:
+def _v529(x: object) -> bool:
     # event#/allOf/11/then/properties/payload
-    if not _m_notification._v529(x):
+    if not _m_notification._v530(x):
         return False
     return True
 
 
-def _v527(x: object) -> bool:
+def _v528(x: object) -> bool:
     # event#/allOf/11/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v528(x['payload']):
+        if 'payload' in x and not _v529(x['payload']):
             return False
     return True
 
 
-def _v542(x: object) -> bool:
+def _v543(x: object) -> bool:
     # event#/allOf/11/if/properties/event_type
     if not _eq(x, _C15):
         return False
     return True
 
 
-def _v541(x: object) -> bool:
+def _v542(x: object) -> bool:
     # event#/allOf/11/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v542(x['event_type']):
+        if 'event_type' in x and not _v543(x['event_type']):
             return False
     return True
 
 
-def _v526(x: object) -> bool:
+def _v527(x: object) -> bool:
     # event#/allOf/11
-    if _v541(x):
-        if not _v527(x):
+    if _v542(x):
+        if not _v528(x):
             return False
     else:
         pass
     return True
 
 
-def _v546(x: object) -> bool:
+def _v547(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v547(x: object) -> bool:
+def _v548(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/ticket_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v548(x: object) -> bool:
+def _v549(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v549(x: object) -> bool:
+def _v550(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/attempt
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v550(x: object) -> bool:
+def _v551(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -1180,28 +1180,28 @@ def _v550(x: object) -> bool:
     return True
 
 
-def _v551(x: object) -> bool:
+def _v552(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/reason
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v552(x: object) -> bool:
+def _v553(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/comments
     if not _m_defs._v11(x):
         return False
     return True
 
 
-def _v553(x: object) -> bool:
+def _v554(x: object) -> bool:
     # event#/allOf/12/then/properties/payload/properties/changes_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v545(x: object) -> bool:
+def _v546(x: object) -> bool:
     # event#/allOf/12/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -1209,21 +1209,21 @@ def _v545(x: object) -> bool:
         for k in ('attempt', 'changes_sha256', 'comments', 'dispatch_id', 'person', 'reason', 'ticket_id', 'ticket_version'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v546(x['ticket_id']):
+        if 'ticket_id' in x and not _v547(x['ticket_id']):
             return False
-        if 'ticket_version' in x and not _v547(x['ticket_version']):
+        if 'ticket_version' in x and not _v548(x['ticket_version']):
             return False
-        if 'dispatch_id' in x and not _v548(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v549(x['dispatch_id']):
             return False
-        if 'attempt' in x and not _v549(x['attempt']):
+        if 'attempt' in x and not _v550(x['attempt']):
             return False
-        if 'person' in x and not _v550(x['person']):
+        if 'person' in x and not _v551(x['person']):
             return False
-        if 'reason' in x and not _v551(x['reason']):
+        if 'reason' in x and not _v552(x['reason']):
             return False
-        if 'comments' in x and not _v552(x['comments']):
+        if 'comments' in x and not _v553(x['comments']):
             return False
-        if 'changes_sha256' in x and not _v553(x['changes_sha256']):
+        if 'changes_sha256' in x and not _v554(x['changes_sha256']):
             return False
         for k in x:
             if k not in ('ticket_id', 'ticket_version', 'dispatch_id', 'attempt', 'person', 'reason', 'comments', 'changes_sha256'):
@@ -1231,54 +1231,54 @@ def _v545(x: object) -> bool:
     return True
 
 
-def _v544(x: object) -> bool:
+def _v545(x: object) -> bool:
     # event#/allOf/12/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v545(x['payload']):
+        if 'payload' in x and not _v546(x['payload']):
             return False
     return True
 
 
-def _v555(x: object) -> bool:
+def _v556(x: object) -> bool:
     # event#/allOf/12/if/properties/event_type
     if not _eq(x, _C16):
         return False
     return True
 
 
-def _v554(x: object) -> bool:
+def _v555(x: object) -> bool:
     # event#/allOf/12/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v555(x['event_type']):
+        if 'event_type' in x and not _v556(x['event_type']):
             return False
     return True
 
 
-def _v543(x: object) -> bool:
+def _v544(x: object) -> bool:
     # event#/allOf/12
-    if _v554(x):
-        if not _v544(x):
+    if _v555(x):
+        if not _v545(x):
             return False
     else:
         pass
     return True
 
 
-def _v559(x: object) -> bool:
+def _v560(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v560(x: object) -> bool:
+def _v561(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v561(x: object) -> bool:
+def _v562(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/person
     if not (isinstance(x, str)):
         return False
@@ -1290,7 +1290,7 @@ def _v561(x: object) -> bool:
     return True
 
 
-def _v562(x: object) -> bool:
+def _v563(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/commit
     if not (isinstance(x, str)):
         return False
@@ -1300,7 +1300,7 @@ def _v562(x: object) -> bool:
     return True
 
 
-def _v563(x: object) -> bool:
+def _v564(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/remote
     if not (isinstance(x, str)):
         return False
@@ -1312,7 +1312,7 @@ def _v563(x: object) -> bool:
     return True
 
 
-def _v564(x: object) -> bool:
+def _v565(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/branch
     if not (isinstance(x, str)):
         return False
@@ -1324,7 +1324,7 @@ def _v564(x: object) -> bool:
     return True
 
 
-def _v565(x: object) -> bool:
+def _v566(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/base
     if not (isinstance(x, str)):
         return False
@@ -1336,7 +1336,7 @@ def _v565(x: object) -> bool:
     return True
 
 
-def _v566(x: object) -> bool:
+def _v567(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/github_repo
     if not (isinstance(x, str)):
         return False
@@ -1348,7 +1348,7 @@ def _v566(x: object) -> bool:
     return True
 
 
-def _v567(x: object) -> bool:
+def _v568(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/pull_request
     if not (_is_integer(x)):
         return False
@@ -1358,7 +1358,7 @@ def _v567(x: object) -> bool:
     return True
 
 
-def _v568(x: object) -> bool:
+def _v569(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/url
     if not (isinstance(x, str)):
         return False
@@ -1368,14 +1368,14 @@ def _v568(x: object) -> bool:
     return True
 
 
-def _v569(x: object) -> bool:
+def _v570(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/created
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v571(x: object) -> bool:
+def _v572(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/labels/items
     if not (isinstance(x, str)):
         return False
@@ -1387,7 +1387,7 @@ def _v571(x: object) -> bool:
     return True
 
 
-def _v570(x: object) -> bool:
+def _v571(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/labels
     if not (isinstance(x, list)):
         return False
@@ -1395,19 +1395,19 @@ def _v570(x: object) -> bool:
         if len(x) > 20:
             return False
         for v in x:
-            if not _v571(v):
+            if not _v572(v):
                 return False
     return True
 
 
-def _v572(x: object) -> bool:
+def _v573(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/draft
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v573(x: object) -> bool:
+def _v574(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/title
     if not (isinstance(x, str)):
         return False
@@ -1419,14 +1419,14 @@ def _v573(x: object) -> bool:
     return True
 
 
-def _v574(x: object) -> bool:
+def _v575(x: object) -> bool:
     # event#/allOf/13/then/properties/payload/properties/approved_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v558(x: object) -> bool:
+def _v559(x: object) -> bool:
     # event#/allOf/13/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -1434,35 +1434,35 @@ def _v558(x: object) -> bool:
         for k in ('base', 'branch', 'commit', 'created', 'dispatch_id', 'github_repo', 'person', 'pull_request', 'remote', 'ticket_id', 'url'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v559(x['ticket_id']):
+        if 'ticket_id' in x and not _v560(x['ticket_id']):
             return False
-        if 'dispatch_id' in x and not _v560(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v561(x['dispatch_id']):
             return False
-        if 'person' in x and not _v561(x['person']):
+        if 'person' in x and not _v562(x['person']):
             return False
-        if 'commit' in x and not _v562(x['commit']):
+        if 'commit' in x and not _v563(x['commit']):
             return False
-        if 'remote' in x and not _v563(x['remote']):
+        if 'remote' in x and not _v564(x['remote']):
             return False
-        if 'branch' in x and not _v564(x['branch']):
+        if 'branch' in x and not _v565(x['branch']):
             return False
-        if 'base' in x and not _v565(x['base']):
+        if 'base' in x and not _v566(x['base']):
             return False
-        if 'github_repo' in x and not _v566(x['github_repo']):
+        if 'github_repo' in x and not _v567(x['github_repo']):
             return False
-        if 'pull_request' in x and not _v567(x['pull_request']):
+        if 'pull_request' in x and not _v568(x['pull_request']):
             return False
-        if 'url' in x and not _v568(x['url']):
+        if 'url' in x and not _v569(x['url']):
             return False
-        if 'created' in x and not _v569(x['created']):
+        if 'created' in x and not _v570(x['created']):
             return False
-        if 'labels' in x and not _v570(x['labels']):
+        if 'labels' in x and not _v571(x['labels']):
             return False
-        if 'draft' in x and not _v572(x['draft']):
+        if 'draft' in x and not _v573(x['draft']):
             return False
-        if 'title' in x and not _v573(x['title']):
+        if 'title' in x and not _v574(x['title']):
             return False
-        if 'approved_sha256' in x and not _v574(x['approved_sha256']):
+        if 'approved_sha256' in x and not _v575(x['approved_sha256']):
             return False
         for k in x:
             if k not in ('ticket_id', 'dispatch_id', 'person', 'commit', 'remote', 'branch', 'base', 'github_repo', 'pull_request', 'url', 'created', 'labels', 'draft', 'title', 'approved_sha256'):
@@ -1470,75 +1470,75 @@ def _v558(x: object) -> bool:
     return True
 
 
-def _v557(x: object) -> bool:
+def _v558(x: object) -> bool:
     # event#/allOf/13/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v558(x['payload']):
+        if 'payload' in x and not _v559(x['payload']):
             return False
     return True
 
 
-def _v576(x: object) -> bool:
+def _v577(x: object) -> bool:
     # event#/allOf/13/if/properties/event_type
     if not _eq(x, _C17):
         return False
     return True
 
 
-def _v575(x: object) -> bool:
+def _v576(x: object) -> bool:
     # event#/allOf/13/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v576(x['event_type']):
+        if 'event_type' in x and not _v577(x['event_type']):
             return False
     return True
 
 
-def _v556(x: object) -> bool:
+def _v557(x: object) -> bool:
     # event#/allOf/13
-    if _v575(x):
-        if not _v557(x):
+    if _v576(x):
+        if not _v558(x):
             return False
     else:
         pass
     return True
 
 
-def _v580(x: object) -> bool:
+def _v581(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v581(x: object) -> bool:
+def _v582(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v582(x: object) -> bool:
+def _v583(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v583(x: object) -> bool:
+def _v584(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/base
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v584(x: object) -> bool:
+def _v585(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/merged
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v585(x: object) -> bool:
+def _v586(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/target
     if not (isinstance(x, str)):
         return False
@@ -1548,21 +1548,21 @@ def _v585(x: object) -> bool:
     return True
 
 
-def _v586(x: object) -> bool:
+def _v587(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/mode
     if not any(_eq(x, c) for c in _C18):
         return False
     return True
 
 
-def _v587(x: object) -> bool:
+def _v588(x: object) -> bool:
     # event#/allOf/14/then/properties/payload/properties/verification
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v579(x: object) -> bool:
+def _v580(x: object) -> bool:
     # event#/allOf/14/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -1570,21 +1570,21 @@ def _v579(x: object) -> bool:
         for k in ('base', 'commit', 'dispatch_id', 'merged', 'mode', 'target', 'ticket_id', 'verification'):
             if k not in x:
                 return False
-        if 'ticket_id' in x and not _v580(x['ticket_id']):
+        if 'ticket_id' in x and not _v581(x['ticket_id']):
             return False
-        if 'dispatch_id' in x and not _v581(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v582(x['dispatch_id']):
             return False
-        if 'commit' in x and not _v582(x['commit']):
+        if 'commit' in x and not _v583(x['commit']):
             return False
-        if 'base' in x and not _v583(x['base']):
+        if 'base' in x and not _v584(x['base']):
             return False
-        if 'merged' in x and not _v584(x['merged']):
+        if 'merged' in x and not _v585(x['merged']):
             return False
-        if 'target' in x and not _v585(x['target']):
+        if 'target' in x and not _v586(x['target']):
             return False
-        if 'mode' in x and not _v586(x['mode']):
+        if 'mode' in x and not _v587(x['mode']):
             return False
-        if 'verification' in x and not _v587(x['verification']):
+        if 'verification' in x and not _v588(x['verification']):
             return False
         for k in x:
             if k not in ('ticket_id', 'dispatch_id', 'commit', 'base', 'merged', 'target', 'mode', 'verification'):
@@ -1592,61 +1592,61 @@ def _v579(x: object) -> bool:
     return True
 
 
-def _v578(x: object) -> bool:
+def _v579(x: object) -> bool:
     # event#/allOf/14/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v579(x['payload']):
+        if 'payload' in x and not _v580(x['payload']):
             return False
     return True
 
 
-def _v589(x: object) -> bool:
+def _v590(x: object) -> bool:
     # event#/allOf/14/if/properties/event_type
     if not _eq(x, _C19):
         return False
     return True
 
 
-def _v588(x: object) -> bool:
+def _v589(x: object) -> bool:
     # event#/allOf/14/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v589(x['event_type']):
+        if 'event_type' in x and not _v590(x['event_type']):
             return False
     return True
 
 
-def _v577(x: object) -> bool:
+def _v578(x: object) -> bool:
     # event#/allOf/14
-    if _v588(x):
-        if not _v578(x):
+    if _v589(x):
+        if not _v579(x):
             return False
     else:
         pass
     return True
 
 
-def _v593(x: object) -> bool:
+def _v594(x: object) -> bool:
     # event#/allOf/15/then/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v594(x: object) -> bool:
+def _v595(x: object) -> bool:
     # event#/allOf/15/then/properties/payload/properties/evidence
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v595(x: object) -> bool:
+def _v596(x: object) -> bool:
     # event#/allOf/15/then/properties/payload/properties/host
-    if not _m_defs._v338(x):
+    if not _m_defs._v339(x):
         return False
     return True
 
 
-def _v592(x: object) -> bool:
+def _v593(x: object) -> bool:
     # event#/allOf/15/then/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -1654,11 +1654,11 @@ def _v592(x: object) -> bool:
         for k in ('dispatch_id', 'evidence', 'host'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v593(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v594(x['dispatch_id']):
             return False
-        if 'evidence' in x and not _v594(x['evidence']):
+        if 'evidence' in x and not _v595(x['evidence']):
             return False
-        if 'host' in x and not _v595(x['host']):
+        if 'host' in x and not _v596(x['host']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'evidence', 'host'):
@@ -1666,40 +1666,40 @@ def _v592(x: object) -> bool:
     return True
 
 
-def _v591(x: object) -> bool:
+def _v592(x: object) -> bool:
     # event#/allOf/15/then
     if isinstance(x, dict):
-        if 'payload' in x and not _v592(x['payload']):
+        if 'payload' in x and not _v593(x['payload']):
             return False
     return True
 
 
-def _v597(x: object) -> bool:
+def _v598(x: object) -> bool:
     # event#/allOf/15/if/properties/event_type
     if not _eq(x, _C20):
         return False
     return True
 
 
-def _v596(x: object) -> bool:
+def _v597(x: object) -> bool:
     # event#/allOf/15/if
     if isinstance(x, dict):
-        if 'event_type' in x and not _v597(x['event_type']):
+        if 'event_type' in x and not _v598(x['event_type']):
             return False
     return True
 
 
-def _v590(x: object) -> bool:
+def _v591(x: object) -> bool:
     # event#/allOf/15
-    if _v596(x):
-        if not _v591(x):
+    if _v597(x):
+        if not _v592(x):
             return False
     else:
         pass
     return True
 
 
-def _v414(x: object) -> bool:
+def _v415(x: object) -> bool:
     # event#
     if not (isinstance(x, dict)):
         return False
@@ -1707,54 +1707,54 @@ def _v414(x: object) -> bool:
         for k in ('created_at', 'event_id', 'event_type', 'format', 'payload'):
             if k not in x:
                 return False
-        if 'format' in x and not _v415(x['format']):
+        if 'format' in x and not _v416(x['format']):
             return False
-        if 'event_id' in x and not _v416(x['event_id']):
+        if 'event_id' in x and not _v417(x['event_id']):
             return False
-        if 'event_type' in x and not _v417(x['event_type']):
+        if 'event_type' in x and not _v418(x['event_type']):
             return False
-        if 'created_at' in x and not _v418(x['created_at']):
+        if 'created_at' in x and not _v419(x['created_at']):
             return False
-        if 'payload' in x and not _v419(x['payload']):
+        if 'payload' in x and not _v420(x['payload']):
             return False
         for k in x:
             if k not in ('format', 'event_id', 'event_type', 'created_at', 'payload'):
                 return False
-    if not _v420(x):
+    if not _v421(x):
         return False
-    if not _v431(x):
+    if not _v432(x):
         return False
-    if not _v440(x):
+    if not _v441(x):
         return False
-    if not _v448(x):
+    if not _v449(x):
         return False
-    if not _v456(x):
+    if not _v457(x):
         return False
-    if not _v464(x):
+    if not _v465(x):
         return False
-    if not _v473(x):
+    if not _v474(x):
         return False
-    if not _v481(x):
+    if not _v482(x):
         return False
-    if not _v493(x):
+    if not _v494(x):
         return False
-    if not _v504(x):
+    if not _v505(x):
         return False
-    if not _v515(x):
+    if not _v516(x):
         return False
-    if not _v526(x):
+    if not _v527(x):
         return False
-    if not _v543(x):
+    if not _v544(x):
         return False
-    if not _v556(x):
+    if not _v557(x):
         return False
-    if not _v577(x):
+    if not _v578(x):
         return False
-    if not _v590(x):
+    if not _v591(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'event': _v414,
+    'event': _v415,
 }

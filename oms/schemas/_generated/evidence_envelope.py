@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'application/vnd.oms.evidence+json'
 
 
-def _v599(x: object) -> bool:
+def _v600(x: object) -> bool:
     # evidence-envelope#/properties/payloadType
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v600(x: object) -> bool:
+def _v601(x: object) -> bool:
     # evidence-envelope#/properties/payload
-    if not _m_defs._v343(x):
+    if not _m_defs._v344(x):
         return False
     return True
 
 
-def _v603(x: object) -> bool:
+def _v604(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/keyid
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v604(x: object) -> bool:
+def _v605(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items/properties/sig
-    if not _m_defs._v343(x):
+    if not _m_defs._v344(x):
         return False
     return True
 
 
-def _v602(x: object) -> bool:
+def _v603(x: object) -> bool:
     # evidence-envelope#/properties/signatures/items
     if not (isinstance(x, dict)):
         return False
@@ -53,9 +53,9 @@ def _v602(x: object) -> bool:
         for k in ('keyid', 'sig'):
             if k not in x:
                 return False
-        if 'keyid' in x and not _v603(x['keyid']):
+        if 'keyid' in x and not _v604(x['keyid']):
             return False
-        if 'sig' in x and not _v604(x['sig']):
+        if 'sig' in x and not _v605(x['sig']):
             return False
         for k in x:
             if k not in ('keyid', 'sig'):
@@ -63,7 +63,7 @@ def _v602(x: object) -> bool:
     return True
 
 
-def _v601(x: object) -> bool:
+def _v602(x: object) -> bool:
     # evidence-envelope#/properties/signatures
     if not (isinstance(x, list)):
         return False
@@ -73,12 +73,12 @@ def _v601(x: object) -> bool:
         if len(x) > 1:
             return False
         for v in x:
-            if not _v602(v):
+            if not _v603(v):
                 return False
     return True
 
 
-def _v598(x: object) -> bool:
+def _v599(x: object) -> bool:
     # evidence-envelope#
     if not (isinstance(x, dict)):
         return False
@@ -86,11 +86,11 @@ def _v598(x: object) -> bool:
         for k in ('payload', 'payloadType', 'signatures'):
             if k not in x:
                 return False
-        if 'payloadType' in x and not _v599(x['payloadType']):
+        if 'payloadType' in x and not _v600(x['payloadType']):
             return False
-        if 'payload' in x and not _v600(x['payload']):
+        if 'payload' in x and not _v601(x['payload']):
             return False
-        if 'signatures' in x and not _v601(x['signatures']):
+        if 'signatures' in x and not _v602(x['signatures']):
             return False
         for k in x:
             if k not in ('payloadType', 'payload', 'signatures'):
@@ -99,5 +99,5 @@ def _v598(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'evidence-envelope': _v598,
+    'evidence-envelope': _v599,
 }

@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-host-beat-v1'
 
 
-def _v714(x: object) -> bool:
+def _v715(x: object) -> bool:
     # host-beat#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v715(x: object) -> bool:
+def _v716(x: object) -> bool:
     # host-beat#/properties/host
-    if not _m_defs._v338(x):
+    if not _m_defs._v339(x):
         return False
     return True
 
 
-def _v716(x: object) -> bool:
+def _v717(x: object) -> bool:
     # host-beat#/properties/beat_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v717(x: object) -> bool:
+def _v718(x: object) -> bool:
     # host-beat#/properties/expires_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v718(x: object) -> bool:
+def _v719(x: object) -> bool:
     # host-beat#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -57,7 +57,7 @@ def _v718(x: object) -> bool:
     return True
 
 
-def _v713(x: object) -> bool:
+def _v714(x: object) -> bool:
     # host-beat#
     if not (isinstance(x, dict)):
         return False
@@ -65,15 +65,15 @@ def _v713(x: object) -> bool:
         for k in ('beat_at', 'expires_at', 'format', 'host', 'pid'):
             if k not in x:
                 return False
-        if 'format' in x and not _v714(x['format']):
+        if 'format' in x and not _v715(x['format']):
             return False
-        if 'host' in x and not _v715(x['host']):
+        if 'host' in x and not _v716(x['host']):
             return False
-        if 'beat_at' in x and not _v716(x['beat_at']):
+        if 'beat_at' in x and not _v717(x['beat_at']):
             return False
-        if 'expires_at' in x and not _v717(x['expires_at']):
+        if 'expires_at' in x and not _v718(x['expires_at']):
             return False
-        if 'pid' in x and not _v718(x['pid']):
+        if 'pid' in x and not _v719(x['pid']):
             return False
         for k in x:
             if k not in ('format', 'host', 'beat_at', 'expires_at', 'pid'):
@@ -82,5 +82,5 @@ def _v713(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'host-beat': _v713,
+    'host-beat': _v714,
 }

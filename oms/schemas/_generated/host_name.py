@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-host-name-v1'
 
 
-def _v727(x: object) -> bool:
+def _v728(x: object) -> bool:
     # host-name#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v728(x: object) -> bool:
+def _v729(x: object) -> bool:
     # host-name#/properties/host
-    if not _m_defs._v338(x):
+    if not _m_defs._v339(x):
         return False
     return True
 
 
-def _v729(x: object) -> bool:
+def _v730(x: object) -> bool:
     # host-name#/properties/keyid
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v730(x: object) -> bool:
+def _v731(x: object) -> bool:
     # host-name#/properties/claimed_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v726(x: object) -> bool:
+def _v727(x: object) -> bool:
     # host-name#
     if not (isinstance(x, dict)):
         return False
@@ -53,13 +53,13 @@ def _v726(x: object) -> bool:
         for k in ('claimed_at', 'format', 'host', 'keyid'):
             if k not in x:
                 return False
-        if 'format' in x and not _v727(x['format']):
+        if 'format' in x and not _v728(x['format']):
             return False
-        if 'host' in x and not _v728(x['host']):
+        if 'host' in x and not _v729(x['host']):
             return False
-        if 'keyid' in x and not _v729(x['keyid']):
+        if 'keyid' in x and not _v730(x['keyid']):
             return False
-        if 'claimed_at' in x and not _v730(x['claimed_at']):
+        if 'claimed_at' in x and not _v731(x['claimed_at']):
             return False
         for k in x:
             if k not in ('format', 'host', 'keyid', 'claimed_at'):
@@ -68,5 +68,5 @@ def _v726(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'host-name': _v726,
+    'host-name': _v727,
 }

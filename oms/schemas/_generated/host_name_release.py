@@ -17,21 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-host-name-release-v1'
 
 
-def _v720(x: object) -> bool:
+def _v721(x: object) -> bool:
     # host-name-release#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v721(x: object) -> bool:
+def _v722(x: object) -> bool:
     # host-name-release#/properties/host
-    if not _m_defs._v338(x):
+    if not _m_defs._v339(x):
         return False
     return True
 
 
-def _v722(x: object) -> bool:
+def _v723(x: object) -> bool:
     # host-name-release#/properties/generation
     if not (_is_integer(x)):
         return False
@@ -43,28 +43,28 @@ def _v722(x: object) -> bool:
     return True
 
 
-def _v723(x: object) -> bool:
+def _v724(x: object) -> bool:
     # host-name-release#/properties/keyid
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v724(x: object) -> bool:
+def _v725(x: object) -> bool:
     # host-name-release#/properties/released_by
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v725(x: object) -> bool:
+def _v726(x: object) -> bool:
     # host-name-release#/properties/released_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v719(x: object) -> bool:
+def _v720(x: object) -> bool:
     # host-name-release#
     if not (isinstance(x, dict)):
         return False
@@ -72,17 +72,17 @@ def _v719(x: object) -> bool:
         for k in ('format', 'generation', 'host', 'keyid', 'released_at', 'released_by'):
             if k not in x:
                 return False
-        if 'format' in x and not _v720(x['format']):
+        if 'format' in x and not _v721(x['format']):
             return False
-        if 'host' in x and not _v721(x['host']):
+        if 'host' in x and not _v722(x['host']):
             return False
-        if 'generation' in x and not _v722(x['generation']):
+        if 'generation' in x and not _v723(x['generation']):
             return False
-        if 'keyid' in x and not _v723(x['keyid']):
+        if 'keyid' in x and not _v724(x['keyid']):
             return False
-        if 'released_by' in x and not _v724(x['released_by']):
+        if 'released_by' in x and not _v725(x['released_by']):
             return False
-        if 'released_at' in x and not _v725(x['released_at']):
+        if 'released_at' in x and not _v726(x['released_at']):
             return False
         for k in x:
             if k not in ('format', 'host', 'generation', 'keyid', 'released_by', 'released_at'):
@@ -91,5 +91,5 @@ def _v719(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'host-name-release': _v719,
+    'host-name-release': _v720,
 }

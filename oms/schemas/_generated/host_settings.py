@@ -16,14 +16,14 @@ from oms.schemas._generated import defs as _m_defs
 
 
 
-def _v733(x: object) -> bool:
+def _v734(x: object) -> bool:
     # host-settings#/properties/host/properties/name
-    if not _m_defs._v338(x):
+    if not _m_defs._v339(x):
         return False
     return True
 
 
-def _v732(x: object) -> bool:
+def _v733(x: object) -> bool:
     # host-settings#/properties/host
     if not (isinstance(x, dict)):
         return False
@@ -31,7 +31,7 @@ def _v732(x: object) -> bool:
         for k in ('name',):
             if k not in x:
                 return False
-        if 'name' in x and not _v733(x['name']):
+        if 'name' in x and not _v734(x['name']):
             return False
         for k in x:
             if k not in ('name',):
@@ -39,7 +39,7 @@ def _v732(x: object) -> bool:
     return True
 
 
-def _v731(x: object) -> bool:
+def _v732(x: object) -> bool:
     # host-settings#
     if not (isinstance(x, dict)):
         return False
@@ -47,7 +47,7 @@ def _v731(x: object) -> bool:
         for k in ('host',):
             if k not in x:
                 return False
-        if 'host' in x and not _v732(x['host']):
+        if 'host' in x and not _v733(x['host']):
             return False
         for k in x:
             if k not in ('host',):
@@ -56,5 +56,5 @@ def _v731(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'host-settings': _v731,
+    'host-settings': _v732,
 }

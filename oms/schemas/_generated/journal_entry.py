@@ -20,147 +20,147 @@ _C2: tuple[object, ...] = ('worker-session', 'worker-resume', 'advisor-review', 
 _C3: tuple[object, ...] = ('codex-goal', 'claude-interactive', 'command', 'codex-exec', 'claude-print', 'gh')
 
 
-def _v735(x: object) -> bool:
+def _v736(x: object) -> bool:
     # journal-entry#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v736(x: object) -> bool:
+def _v737(x: object) -> bool:
     # journal-entry#/properties/journal
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v737(x: object) -> bool:
+def _v738(x: object) -> bool:
     # journal-entry#/properties/seq
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v739(x: object) -> bool:
+def _v740(x: object) -> bool:
     # journal-entry#/properties/previous_sha256/anyOf/0
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v740(x: object) -> bool:
+def _v741(x: object) -> bool:
     # journal-entry#/properties/previous_sha256/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v738(x: object) -> bool:
+def _v739(x: object) -> bool:
     # journal-entry#/properties/previous_sha256
-    if not (_v739(x) or _v740(x)):
+    if not (_v740(x) or _v741(x)):
         return False
     return True
 
 
-def _v741(x: object) -> bool:
+def _v742(x: object) -> bool:
     # journal-entry#/properties/recorded_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v743(x: object) -> bool:
+def _v744(x: object) -> bool:
     # journal-entry#/properties/entry/properties/authorization_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v744(x: object) -> bool:
+def _v745(x: object) -> bool:
     # journal-entry#/properties/entry/properties/authorization_version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v745(x: object) -> bool:
+def _v746(x: object) -> bool:
     # journal-entry#/properties/entry/properties/repository
     if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v746(x: object) -> bool:
+def _v747(x: object) -> bool:
     # journal-entry#/properties/entry/properties/operation
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v747(x: object) -> bool:
+def _v748(x: object) -> bool:
     # journal-entry#/properties/entry/properties/contact_surface
     if not any(_eq(x, c) for c in _C3):
         return False
     return True
 
 
-def _v748(x: object) -> bool:
+def _v749(x: object) -> bool:
     # journal-entry#/properties/entry/properties/subject_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v750(x: object) -> bool:
+def _v751(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v751(x: object) -> bool:
+def _v752(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v752(x: object) -> bool:
+def _v753(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v753(x: object) -> bool:
+def _v754(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/model_id
     if not _m_defs._v19(x):
         return False
     return True
 
 
-def _v754(x: object) -> bool:
+def _v755(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/provider_mode
     if not _m_defs._v26(x):
         return False
     return True
 
 
-def _v755(x: object) -> bool:
+def _v756(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v756(x: object) -> bool:
+def _v757(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request/properties/approved_sha256
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v749(x: object) -> bool:
+def _v750(x: object) -> bool:
     # journal-entry#/properties/entry/properties/request
     if not (isinstance(x, dict)):
         return False
@@ -168,19 +168,19 @@ def _v749(x: object) -> bool:
         for k in ('dispatch_id', 'model_id', 'provider_mode', 'role_id', 'ticket_id', 'worktree_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v750(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v751(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v751(x['ticket_id']):
+        if 'ticket_id' in x and not _v752(x['ticket_id']):
             return False
-        if 'role_id' in x and not _v752(x['role_id']):
+        if 'role_id' in x and not _v753(x['role_id']):
             return False
-        if 'model_id' in x and not _v753(x['model_id']):
+        if 'model_id' in x and not _v754(x['model_id']):
             return False
-        if 'provider_mode' in x and not _v754(x['provider_mode']):
+        if 'provider_mode' in x and not _v755(x['provider_mode']):
             return False
-        if 'worktree_id' in x and not _v755(x['worktree_id']):
+        if 'worktree_id' in x and not _v756(x['worktree_id']):
             return False
-        if 'approved_sha256' in x and not _v756(x['approved_sha256']):
+        if 'approved_sha256' in x and not _v757(x['approved_sha256']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'role_id', 'model_id', 'provider_mode', 'worktree_id', 'approved_sha256'):
@@ -188,14 +188,14 @@ def _v749(x: object) -> bool:
     return True
 
 
-def _v757(x: object) -> bool:
+def _v758(x: object) -> bool:
     # journal-entry#/properties/entry/properties/disclosed_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v742(x: object) -> bool:
+def _v743(x: object) -> bool:
     # journal-entry#/properties/entry
     if not (isinstance(x, dict)):
         return False
@@ -203,21 +203,21 @@ def _v742(x: object) -> bool:
         for k in ('authorization_id', 'authorization_version', 'contact_surface', 'disclosed_at', 'operation', 'repository', 'request', 'subject_id'):
             if k not in x:
                 return False
-        if 'authorization_id' in x and not _v743(x['authorization_id']):
+        if 'authorization_id' in x and not _v744(x['authorization_id']):
             return False
-        if 'authorization_version' in x and not _v744(x['authorization_version']):
+        if 'authorization_version' in x and not _v745(x['authorization_version']):
             return False
-        if 'repository' in x and not _v745(x['repository']):
+        if 'repository' in x and not _v746(x['repository']):
             return False
-        if 'operation' in x and not _v746(x['operation']):
+        if 'operation' in x and not _v747(x['operation']):
             return False
-        if 'contact_surface' in x and not _v747(x['contact_surface']):
+        if 'contact_surface' in x and not _v748(x['contact_surface']):
             return False
-        if 'subject_id' in x and not _v748(x['subject_id']):
+        if 'subject_id' in x and not _v749(x['subject_id']):
             return False
-        if 'request' in x and not _v749(x['request']):
+        if 'request' in x and not _v750(x['request']):
             return False
-        if 'disclosed_at' in x and not _v757(x['disclosed_at']):
+        if 'disclosed_at' in x and not _v758(x['disclosed_at']):
             return False
         for k in x:
             if k not in ('authorization_id', 'authorization_version', 'repository', 'operation', 'contact_surface', 'subject_id', 'request', 'disclosed_at'):
@@ -225,7 +225,7 @@ def _v742(x: object) -> bool:
     return True
 
 
-def _v734(x: object) -> bool:
+def _v735(x: object) -> bool:
     # journal-entry#
     if not (isinstance(x, dict)):
         return False
@@ -233,17 +233,17 @@ def _v734(x: object) -> bool:
         for k in ('entry', 'format', 'journal', 'previous_sha256', 'recorded_at', 'seq'):
             if k not in x:
                 return False
-        if 'format' in x and not _v735(x['format']):
+        if 'format' in x and not _v736(x['format']):
             return False
-        if 'journal' in x and not _v736(x['journal']):
+        if 'journal' in x and not _v737(x['journal']):
             return False
-        if 'seq' in x and not _v737(x['seq']):
+        if 'seq' in x and not _v738(x['seq']):
             return False
-        if 'previous_sha256' in x and not _v738(x['previous_sha256']):
+        if 'previous_sha256' in x and not _v739(x['previous_sha256']):
             return False
-        if 'recorded_at' in x and not _v741(x['recorded_at']):
+        if 'recorded_at' in x and not _v742(x['recorded_at']):
             return False
-        if 'entry' in x and not _v742(x['entry']):
+        if 'entry' in x and not _v743(x['entry']):
             return False
         for k in x:
             if k not in ('format', 'journal', 'seq', 'previous_sha256', 'recorded_at', 'entry'):
@@ -252,5 +252,5 @@ def _v734(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'journal-entry': _v734,
+    'journal-entry': _v735,
 }

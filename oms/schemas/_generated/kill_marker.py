@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-kill-v1'
 
 
-def _v759(x: object) -> bool:
+def _v760(x: object) -> bool:
     # kill-marker#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v760(x: object) -> bool:
+def _v761(x: object) -> bool:
     # kill-marker#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v761(x: object) -> bool:
+def _v762(x: object) -> bool:
     # kill-marker#/properties/by
     if not _m_defs._v139(x):
         return False
     return True
 
 
-def _v762(x: object) -> bool:
+def _v763(x: object) -> bool:
     # kill-marker#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -50,21 +50,21 @@ def _v762(x: object) -> bool:
     return True
 
 
-def _v763(x: object) -> bool:
+def _v764(x: object) -> bool:
     # kill-marker#/properties/reason
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v764(x: object) -> bool:
+def _v765(x: object) -> bool:
     # kill-marker#/properties/requested_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v758(x: object) -> bool:
+def _v759(x: object) -> bool:
     # kill-marker#
     if not (isinstance(x, dict)):
         return False
@@ -72,17 +72,17 @@ def _v758(x: object) -> bool:
         for k in ('by', 'dispatch_id', 'format', 'pid', 'reason', 'requested_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v759(x['format']):
+        if 'format' in x and not _v760(x['format']):
             return False
-        if 'dispatch_id' in x and not _v760(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v761(x['dispatch_id']):
             return False
-        if 'by' in x and not _v761(x['by']):
+        if 'by' in x and not _v762(x['by']):
             return False
-        if 'pid' in x and not _v762(x['pid']):
+        if 'pid' in x and not _v763(x['pid']):
             return False
-        if 'reason' in x and not _v763(x['reason']):
+        if 'reason' in x and not _v764(x['reason']):
             return False
-        if 'requested_at' in x and not _v764(x['requested_at']):
+        if 'requested_at' in x and not _v765(x['requested_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'by', 'pid', 'reason', 'requested_at'):
@@ -91,5 +91,5 @@ def _v758(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'kill-marker': _v758,
+    'kill-marker': _v759,
 }

@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-launch-begun-v1'
 
 
-def _v766(x: object) -> bool:
+def _v767(x: object) -> bool:
     # launch-begun#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v767(x: object) -> bool:
+def _v768(x: object) -> bool:
     # launch-begun#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v768(x: object) -> bool:
+def _v769(x: object) -> bool:
     # launch-begun#/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v769(x: object) -> bool:
+def _v770(x: object) -> bool:
     # launch-begun#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -50,14 +50,14 @@ def _v769(x: object) -> bool:
     return True
 
 
-def _v770(x: object) -> bool:
+def _v771(x: object) -> bool:
     # launch-begun#/properties/begun_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v765(x: object) -> bool:
+def _v766(x: object) -> bool:
     # launch-begun#
     if not (isinstance(x, dict)):
         return False
@@ -65,15 +65,15 @@ def _v765(x: object) -> bool:
         for k in ('begun_at', 'dispatch_id', 'format', 'pid', 'session_id'):
             if k not in x:
                 return False
-        if 'format' in x and not _v766(x['format']):
+        if 'format' in x and not _v767(x['format']):
             return False
-        if 'dispatch_id' in x and not _v767(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v768(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v768(x['session_id']):
+        if 'session_id' in x and not _v769(x['session_id']):
             return False
-        if 'pid' in x and not _v769(x['pid']):
+        if 'pid' in x and not _v770(x['pid']):
             return False
-        if 'begun_at' in x and not _v770(x['begun_at']):
+        if 'begun_at' in x and not _v771(x['begun_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'session_id', 'pid', 'begun_at'):
@@ -82,5 +82,5 @@ def _v765(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'launch-begun': _v765,
+    'launch-begun': _v766,
 }

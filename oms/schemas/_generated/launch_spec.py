@@ -28,35 +28,35 @@ _C1: tuple[object, ...] = ('codex', 'claude', 'command')
 _C2: tuple[object, ...] = ('files', 'etcd')
 
 
-def _v772(x: object) -> bool:
+def _v773(x: object) -> bool:
     # launch-spec#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v773(x: object) -> bool:
+def _v774(x: object) -> bool:
     # launch-spec#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v774(x: object) -> bool:
+def _v775(x: object) -> bool:
     # launch-spec#/properties/session_id
     if not _m_defs._v15(x):
         return False
     return True
 
 
-def _v775(x: object) -> bool:
+def _v776(x: object) -> bool:
     # launch-spec#/properties/provider
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v776(x: object) -> bool:
+def _v777(x: object) -> bool:
     # launch-spec#/properties/provider_version
     if not (isinstance(x, str)):
         return False
@@ -68,7 +68,7 @@ def _v776(x: object) -> bool:
     return True
 
 
-def _v778(x: object) -> bool:
+def _v779(x: object) -> bool:
     # launch-spec#/properties/allowed_tools/items
     if not (isinstance(x, str)):
         return False
@@ -78,7 +78,7 @@ def _v778(x: object) -> bool:
     return True
 
 
-def _v777(x: object) -> bool:
+def _v778(x: object) -> bool:
     # launch-spec#/properties/allowed_tools
     if not (isinstance(x, list)):
         return False
@@ -86,12 +86,12 @@ def _v777(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v778(v):
+            if not _v779(v):
                 return False
     return True
 
 
-def _v779(x: object) -> bool:
+def _v780(x: object) -> bool:
     # launch-spec#/properties/nonce
     if not (isinstance(x, str)):
         return False
@@ -101,21 +101,21 @@ def _v779(x: object) -> bool:
     return True
 
 
-def _v780(x: object) -> bool:
+def _v781(x: object) -> bool:
     # launch-spec#/properties/config_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v781(x: object) -> bool:
+def _v782(x: object) -> bool:
     # launch-spec#/properties/worktree
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v782(x: object) -> bool:
+def _v783(x: object) -> bool:
     # launch-spec#/properties/sandbox_dir
     if not (isinstance(x, str)):
         return False
@@ -129,14 +129,14 @@ def _v782(x: object) -> bool:
     return True
 
 
-def _v783(x: object) -> bool:
+def _v784(x: object) -> bool:
     # launch-spec#/properties/bwrap
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v786(x: object) -> bool:
+def _v787(x: object) -> bool:
     # launch-spec#/$defs/word
     if not (isinstance(x, str)):
         return False
@@ -148,14 +148,14 @@ def _v786(x: object) -> bool:
     return True
 
 
-def _v785(x: object) -> bool:
+def _v786(x: object) -> bool:
     # launch-spec#/properties/sandbox/items
-    if not _v786(x):
+    if not _v787(x):
         return False
     return True
 
 
-def _v784(x: object) -> bool:
+def _v785(x: object) -> bool:
     # launch-spec#/properties/sandbox
     if not (isinstance(x, list)):
         return False
@@ -165,19 +165,19 @@ def _v784(x: object) -> bool:
         if len(x) > 1024:
             return False
         for v in x:
-            if not _v785(v):
+            if not _v786(v):
                 return False
     return True
 
 
-def _v788(x: object) -> bool:
+def _v789(x: object) -> bool:
     # launch-spec#/properties/command/items
-    if not _v786(x):
+    if not _v787(x):
         return False
     return True
 
 
-def _v787(x: object) -> bool:
+def _v788(x: object) -> bool:
     # launch-spec#/properties/command
     if not (isinstance(x, list)):
         return False
@@ -187,19 +187,19 @@ def _v787(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v788(v):
+            if not _v789(v):
                 return False
     return True
 
 
-def _v790(x: object) -> bool:
+def _v791(x: object) -> bool:
     # launch-spec#/properties/placeholders/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v789(x: object) -> bool:
+def _v790(x: object) -> bool:
     # launch-spec#/properties/placeholders
     if not (isinstance(x, list)):
         return False
@@ -207,19 +207,19 @@ def _v789(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v790(v):
+            if not _v791(v):
                 return False
     return True
 
 
-def _v792(x: object) -> bool:
+def _v793(x: object) -> bool:
     # launch-spec#/properties/env/additionalProperties
-    if not _v786(x):
+    if not _v787(x):
         return False
     return True
 
 
-def _v793(x: object) -> bool:
+def _v794(x: object) -> bool:
     # launch-spec#/properties/env/propertyNames
     if isinstance(x, str):
         if _search(_P5, x) is None:
@@ -227,7 +227,7 @@ def _v793(x: object) -> bool:
     return True
 
 
-def _v791(x: object) -> bool:
+def _v792(x: object) -> bool:
     # launch-spec#/properties/env
     if not (isinstance(x, dict)):
         return False
@@ -235,29 +235,29 @@ def _v791(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v792(v):
+            if k not in () and not _v793(v):
                 return False
         for k in x:
-            if not _v793(k):
+            if not _v794(k):
                 return False
     return True
 
 
-def _v794(x: object) -> bool:
+def _v795(x: object) -> bool:
     # launch-spec#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v795(x: object) -> bool:
+def _v796(x: object) -> bool:
     # launch-spec#/properties/git_config_path
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v796(x: object) -> bool:
+def _v797(x: object) -> bool:
     # launch-spec#/properties/git_config
     if not (isinstance(x, str)):
         return False
@@ -269,7 +269,7 @@ def _v796(x: object) -> bool:
     return True
 
 
-def _v798(x: object) -> bool:
+def _v799(x: object) -> bool:
     # launch-spec#/properties/model_relay/properties/socket
     if not (isinstance(x, str)):
         return False
@@ -283,7 +283,7 @@ def _v798(x: object) -> bool:
     return True
 
 
-def _v799(x: object) -> bool:
+def _v800(x: object) -> bool:
     # launch-spec#/properties/model_relay/properties/port
     if not (_is_integer(x)):
         return False
@@ -295,7 +295,7 @@ def _v799(x: object) -> bool:
     return True
 
 
-def _v797(x: object) -> bool:
+def _v798(x: object) -> bool:
     # launch-spec#/properties/model_relay
     if not (isinstance(x, dict)):
         return False
@@ -303,9 +303,9 @@ def _v797(x: object) -> bool:
         for k in ('port', 'socket'):
             if k not in x:
                 return False
-        if 'socket' in x and not _v798(x['socket']):
+        if 'socket' in x and not _v799(x['socket']):
             return False
-        if 'port' in x and not _v799(x['port']):
+        if 'port' in x and not _v800(x['port']):
             return False
         for k in x:
             if k not in ('socket', 'port'):
@@ -313,21 +313,21 @@ def _v797(x: object) -> bool:
     return True
 
 
-def _v800(x: object) -> bool:
+def _v801(x: object) -> bool:
     # launch-spec#/properties/limits
     if not _m_defs._v62(x):
         return False
     return True
 
 
-def _v802(x: object) -> bool:
+def _v803(x: object) -> bool:
     # launch-spec#/properties/disk_trees/items
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v801(x: object) -> bool:
+def _v802(x: object) -> bool:
     # launch-spec#/properties/disk_trees
     if not (isinstance(x, list)):
         return False
@@ -337,26 +337,26 @@ def _v801(x: object) -> bool:
         if len(x) > 4:
             return False
         for v in x:
-            if not _v802(v):
+            if not _v803(v):
                 return False
     return True
 
 
-def _v803(x: object) -> bool:
+def _v804(x: object) -> bool:
     # launch-spec#/properties/relaunch
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v805(x: object) -> bool:
+def _v806(x: object) -> bool:
     # launch-spec#/properties/store/properties/backend
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v807(x: object) -> bool:
+def _v808(x: object) -> bool:
     # launch-spec#/properties/store/properties/endpoints/items
     if not (isinstance(x, str)):
         return False
@@ -366,7 +366,7 @@ def _v807(x: object) -> bool:
     return True
 
 
-def _v806(x: object) -> bool:
+def _v807(x: object) -> bool:
     # launch-spec#/properties/store/properties/endpoints
     if not (isinstance(x, list)):
         return False
@@ -376,12 +376,12 @@ def _v806(x: object) -> bool:
         if len(x) > 16:
             return False
         for v in x:
-            if not _v807(v):
+            if not _v808(v):
                 return False
     return True
 
 
-def _v808(x: object) -> bool:
+def _v809(x: object) -> bool:
     # launch-spec#/properties/store/properties/prefix
     if not (isinstance(x, str)):
         return False
@@ -393,7 +393,7 @@ def _v808(x: object) -> bool:
     return True
 
 
-def _v804(x: object) -> bool:
+def _v805(x: object) -> bool:
     # launch-spec#/properties/store
     if not (isinstance(x, dict)):
         return False
@@ -401,11 +401,11 @@ def _v804(x: object) -> bool:
         for k in ('backend',):
             if k not in x:
                 return False
-        if 'backend' in x and not _v805(x['backend']):
+        if 'backend' in x and not _v806(x['backend']):
             return False
-        if 'endpoints' in x and not _v806(x['endpoints']):
+        if 'endpoints' in x and not _v807(x['endpoints']):
             return False
-        if 'prefix' in x and not _v808(x['prefix']):
+        if 'prefix' in x and not _v809(x['prefix']):
             return False
         for k in x:
             if k not in ('backend', 'endpoints', 'prefix'):
@@ -413,7 +413,7 @@ def _v804(x: object) -> bool:
     return True
 
 
-def _v771(x: object) -> bool:
+def _v772(x: object) -> bool:
     # launch-spec#
     if not (isinstance(x, dict)):
         return False
@@ -421,51 +421,51 @@ def _v771(x: object) -> bool:
         for k in ('allowed_tools', 'bwrap', 'command', 'config_root', 'created_at', 'disk_trees', 'dispatch_id', 'env', 'format', 'git_config', 'git_config_path', 'limits', 'nonce', 'placeholders', 'provider', 'provider_version', 'sandbox', 'sandbox_dir', 'session_id', 'worktree'):
             if k not in x:
                 return False
-        if 'format' in x and not _v772(x['format']):
+        if 'format' in x and not _v773(x['format']):
             return False
-        if 'dispatch_id' in x and not _v773(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v774(x['dispatch_id']):
             return False
-        if 'session_id' in x and not _v774(x['session_id']):
+        if 'session_id' in x and not _v775(x['session_id']):
             return False
-        if 'provider' in x and not _v775(x['provider']):
+        if 'provider' in x and not _v776(x['provider']):
             return False
-        if 'provider_version' in x and not _v776(x['provider_version']):
+        if 'provider_version' in x and not _v777(x['provider_version']):
             return False
-        if 'allowed_tools' in x and not _v777(x['allowed_tools']):
+        if 'allowed_tools' in x and not _v778(x['allowed_tools']):
             return False
-        if 'nonce' in x and not _v779(x['nonce']):
+        if 'nonce' in x and not _v780(x['nonce']):
             return False
-        if 'config_root' in x and not _v780(x['config_root']):
+        if 'config_root' in x and not _v781(x['config_root']):
             return False
-        if 'worktree' in x and not _v781(x['worktree']):
+        if 'worktree' in x and not _v782(x['worktree']):
             return False
-        if 'sandbox_dir' in x and not _v782(x['sandbox_dir']):
+        if 'sandbox_dir' in x and not _v783(x['sandbox_dir']):
             return False
-        if 'bwrap' in x and not _v783(x['bwrap']):
+        if 'bwrap' in x and not _v784(x['bwrap']):
             return False
-        if 'sandbox' in x and not _v784(x['sandbox']):
+        if 'sandbox' in x and not _v785(x['sandbox']):
             return False
-        if 'command' in x and not _v787(x['command']):
+        if 'command' in x and not _v788(x['command']):
             return False
-        if 'placeholders' in x and not _v789(x['placeholders']):
+        if 'placeholders' in x and not _v790(x['placeholders']):
             return False
-        if 'env' in x and not _v791(x['env']):
+        if 'env' in x and not _v792(x['env']):
             return False
-        if 'created_at' in x and not _v794(x['created_at']):
+        if 'created_at' in x and not _v795(x['created_at']):
             return False
-        if 'git_config_path' in x and not _v795(x['git_config_path']):
+        if 'git_config_path' in x and not _v796(x['git_config_path']):
             return False
-        if 'git_config' in x and not _v796(x['git_config']):
+        if 'git_config' in x and not _v797(x['git_config']):
             return False
-        if 'model_relay' in x and not _v797(x['model_relay']):
+        if 'model_relay' in x and not _v798(x['model_relay']):
             return False
-        if 'limits' in x and not _v800(x['limits']):
+        if 'limits' in x and not _v801(x['limits']):
             return False
-        if 'disk_trees' in x and not _v801(x['disk_trees']):
+        if 'disk_trees' in x and not _v802(x['disk_trees']):
             return False
-        if 'relaunch' in x and not _v803(x['relaunch']):
+        if 'relaunch' in x and not _v804(x['relaunch']):
             return False
-        if 'store' in x and not _v804(x['store']):
+        if 'store' in x and not _v805(x['store']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'session_id', 'provider', 'provider_version', 'allowed_tools', 'nonce', 'config_root', 'worktree', 'sandbox_dir', 'bwrap', 'sandbox', 'command', 'placeholders', 'env', 'created_at', 'git_config_path', 'git_config', 'model_relay', 'limits', 'disk_trees', 'relaunch', 'store'):
@@ -474,6 +474,6 @@ def _v771(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'launch-spec': _v771,
-    'launch-spec#/$defs/word': _v786,
+    'launch-spec': _v772,
+    'launch-spec#/$defs/word': _v787,
 }

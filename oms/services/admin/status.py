@@ -19,6 +19,7 @@ from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
 from oms.schemas.payloads import TicketState, WorkerPayload
+from oms.services.chain import dispatches as chain_dispatches
 from oms.services.containment import opt_outs
 from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import Workspace, shapes
@@ -41,13 +42,16 @@ class Snapshot:
     # containment given up (ADR 0026), sandboxes with no cgroup (ADR 0025)
     warnings: list[str] = field(default_factory=list)
     hosts: list[JsonObject] = field(default_factory=list)  # `host_views`
+    # the dispatches that wait for a person's approval, each with what it waits for
+    # (`dispatches.awaiting_person`)
+    awaiting: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> JsonObject:
         """Machine form: each record in its one shape (`workspace/shapes`)."""
         by_id = {s.record_id: s for s in self.sessions}
         return {
             "tickets": [shapes.ticket(r) for r in self.tickets],
-            "dispatches": [shapes.dispatch(r) for r in self.dispatches],
+            "dispatches": [shapes.dispatch(r, self.awaiting) for r in self.dispatches],
             "workers": [
                 shapes.worker(r, by_id.get(worker_payload(r)["session_id"])) for r in self.workers
             ],
@@ -77,14 +81,24 @@ class Snapshot:
             for w in sorted(self.workers, key=lambda w: w.observed_at)
         }
         now_ms = parse_ts(now)
+        awaiting = self.awaiting_by_ticket()
         return {
             t.record_id: ticket_reason(
                 t.state,
                 ticket_payload(t),
                 current.get((t.record_id, ticket_payload(t)["session_id"])),
                 now_ms,
+                awaiting.get(t.record_id),
             )
             for t in self.tickets
+        }
+
+    def awaiting_by_ticket(self) -> dict[str, str]:
+        """What each ticket's dispatch waits for (a person's approval), by ticket id."""
+        return {
+            dispatch_payload(d)["ticket_id"]: self.awaiting[d.record_id]
+            for d in self.dispatches
+            if d.record_id in self.awaiting
         }
 
 
@@ -122,10 +136,21 @@ def snapshot(ws: Workspace) -> Snapshot:
         warnings.append(f"config: {exc.message}")
     sessions, authorizations = latest("session"), latest("authorization")
     tickets = latest("ticket")
-    warnings += waiting(tickets) + proxy_down(ws)
+    try:
+        awaiting = chain_dispatches.awaiting_person(ws, dispatches)
+    except OmsError as exc:  # no committed policy: `oms doctor` says why
+        awaiting, warnings = {}, [*warnings, f"role policy: {exc.message}"]
+    warnings += waiting(tickets, dispatches, awaiting) + proxy_down(ws)
     views, unreachable = host_views(ws, workers)
     return Snapshot(
-        tickets, dispatches, workers, sessions, authorizations, unreachable + warnings, views
+        tickets,
+        dispatches,
+        workers,
+        sessions,
+        authorizations,
+        unreachable + warnings,
+        views,
+        awaiting,
     )
 
 
@@ -181,8 +206,9 @@ def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], 
     return views, lines
 
 
-def waiting(tickets: list[Record]) -> list[str]:
-    """One warning for each fix open tickets wait for (ADR 0031), naming them."""
+def waiting(tickets: list[Record], dispatches: list[Record], awaiting: dict[str, str]) -> list[str]:
+    """One warning for each fix open tickets wait for (ADR 0031), naming them, and one for each
+    dispatch that waits for a person's approval (`awaiting`), naming its ticket."""
     by_reason: dict[str, list[str]] = {}
     for ticket in tickets:
         reason = ticket_payload(ticket).get("reason")
@@ -192,7 +218,12 @@ def waiting(tickets: list[Record]) -> list[str]:
             and reason.startswith(NEEDS_PERSON)
         ):
             by_reason.setdefault(reason, []).append(ticket.record_id)
-    return [f"{', '.join(ids[:10])}: {reason}" for reason, ids in by_reason.items()]
+    fixes = [f"{', '.join(ids[:10])}: {reason}" for reason, ids in by_reason.items()]
+    return fixes + [
+        f"{dispatch_payload(d)['ticket_id']}: {awaiting[d.record_id]}"
+        for d in dispatches
+        if d.record_id in awaiting
+    ]
 
 
 def proxy_down(ws: Workspace) -> list[str]:

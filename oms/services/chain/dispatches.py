@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from oms.adapters import advisor, git
@@ -29,6 +29,7 @@ from oms.domain.config import Role, is_worker_role, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
 from oms.domain.policy import check_reviewer, needs_person, worker_capabilities
+from oms.domain.status_reason import awaits_approval
 from oms.errors import (
     AdvisorError,
     AlreadyExistsError,
@@ -40,8 +41,10 @@ from oms.errors import (
     InvalidInputError,
     LeaseError,
     NoProviderError,
+    OmsError,
     OtherHostError,
     RecordNotFoundError,
+    one_line,
 )
 from oms.schemas import load_schema, validate
 from oms.schemas.payloads import DispatchState, TicketState
@@ -478,21 +481,92 @@ def awaits_person(ws: Workspace, dispatch: Record) -> bool:
     """Does a proposed dispatch wait for a person's approval: its role needs one (`needs_person`)
     under the policy it was proposed under, still the one at HEAD, and none is recorded? (One
     proposed under another policy is stale: its accept says so.)"""
-    if (
-        dispatch.state != DispatchState.PROPOSED
-        or dispatch_payload(dispatch).get("approval_evidence") is not None
-    ):
-        return False
+    return dispatch.record_id in _needing_person(ws, [dispatch])
+
+
+def _needing_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
+    """`awaits_person` of each of `records`, the policy at HEAD read once, and only when a dispatch
+    is proposed without an approval; each with what it waits for (`awaits_approval`)."""
+    candidates = [
+        d
+        for d in records
+        if d.state == DispatchState.PROPOSED
+        and dispatch_payload(d).get("approval_evidence") is None
+    ]
+    if not candidates:
+        return {}
     policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
-    return needs_person(policy, dispatch_payload(dispatch)["role_id"]) and equal(
-        policy.digest, dispatch_payload(dispatch)["policy_digest"]
-    )
+    return {
+        d.record_id: awaits_approval(d.record_id, dispatch_payload(d)["role_id"])
+        for d in candidates
+        if needs_person(policy, dispatch_payload(d)["role_id"])
+        and equal(policy.digest, dispatch_payload(d)["policy_digest"])
+    }
+
+
+def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
+    """Of `records`, the dispatches a view shows waiting for a person's approval, each with what it
+    waits for (`status_reason.awaits_approval`, the one phrase every view shows): those that
+    `awaits_person`, of their ticket's current attempt under a live lease (an expired attempt's
+    dispatch stays proposed, but no approval of it is taken)."""
+    listed = list(records)
+    found = _needing_person(ws, listed)
+    now, kept = ws.now(), {}
+    for dispatch in listed:
+        if dispatch.record_id not in found:
+            continue
+        payload = dispatch_payload(dispatch)
+        ticket = ws.store.records("ticket").read_if_exists(payload["ticket_id"])
+        if (
+            ticket is not None
+            and ticket.state == TicketState.LEASED
+            and ticket_payload(ticket)["attempt"] == payload["attempt"]
+            and ticket_payload(ticket)["session_id"] == payload["session_id"]
+            and not ticket_machine.is_expired(ticket.state, ticket_payload(ticket), now)
+        ):
+            kept[dispatch.record_id] = found[dispatch.record_id]
+    return kept
+
+
+def shown_waits(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
+    """`awaiting_person` for a view of `records`: none said when the committed policy cannot be
+    read (`oms policy show` and `oms doctor` say why)."""
+    try:
+        return awaiting_person(ws, records)
+    except OmsError:
+        return {}
+
+
+def ticket_waits(ws: Workspace, ticket: Record) -> str | None:
+    """What a leased ticket's attempt's dispatch waits for (a person's approval), or None."""
+    if ticket.state != TicketState.LEASED:
+        return None
+    dispatch = tickets.dispatch_of(ws, ticket, ticket_payload(ticket)["attempt"])
+    return None if dispatch is None else shown_waits(ws, [dispatch]).get(dispatch.record_id)
+
+
+def waited_out(ws: Workspace, dispatch_id: str, reason: str) -> Record | None:
+    """The conductor's rejection of a dispatch whose person's approval never came (its wait past
+    `[pool] approval_wait_minutes`), under the dispatch's end lock, as an approval is written: the
+    rejected dispatch, or None when it no longer waits (a person approved or decided first)."""
+    with end_lock(ws, dispatch_id):
+        dispatch = get(ws, dispatch_id)
+        if not awaits_person(ws, dispatch):
+            return None
+        nxt = machine.reject(dispatch.state, dispatch.payload, reason=reason)
+        return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
 
 
 def _approvable(ws: Workspace, dispatch: Record) -> str:
     """Why a person may not approve `dispatch` now (raised), else its intent digest."""
     if dispatch.state != DispatchState.PROPOSED:
-        raise IllegalTransitionError("dispatch", dispatch.state, "approve")
+        said = dispatch_payload(dispatch).get("reason")
+        raise IllegalTransitionError(
+            "dispatch",
+            dispatch.state,
+            "approve",
+            hint=one_line(f"it was {dispatch.state}: {said}", 400) if said else None,
+        )
     ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     foreign = tickets.another_repository(ws, ticket)
     if foreign is not None:  # its policy and its worktree are another repository's

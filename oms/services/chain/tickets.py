@@ -524,7 +524,7 @@ def _reopen_hint(ws: Workspace, ticket: Record) -> str:
     if ticket.state == machine.TicketState.LEASED:
         attempt = ticket_payload(ticket)["attempt"]
         held = f"its attempt {attempt} holds it (leased to {ticket_payload(ticket)['worker_id']})"
-        dispatch = _dispatch_of(ws, ticket, attempt)
+        dispatch = dispatch_of(ws, ticket, attempt)
         if dispatch is not None and dispatch_payload(dispatch).get("delivery_event_id") is not None:
             return f"{held}: `oms worker stop {dispatch.record_id}` ends it for a person first"
         return f"{held}, not launched: the lease holder ends it (`oms ticket block --token`)"
@@ -538,7 +538,7 @@ def person_actor(person: str) -> str:
     return f"person:{name or 'unnamed'}"
 
 
-def _dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
+def dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
     """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it
     (read alone, so that another dispatch's damaged record never decides this ticket)."""
     session_id = ticket_payload(ticket).get("session_id")
@@ -615,7 +615,7 @@ def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
     """One try, under its attempt's end lock (`chain/end_lock.py`) if it has a dispatch: a message
     being typed into its pane is typed before the lapse is written."""
     attempt = ticket_payload(ticket)["attempt"]
-    dispatch = _dispatch_of(ws, ticket, attempt)
+    dispatch = dispatch_of(ws, ticket, attempt)
     if dispatch is None:
         return _expire_locked(ws, ticket, now, None)
     with end_lock(ws, dispatch.record_id):  # read again under it: a renewal may have come first

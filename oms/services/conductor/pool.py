@@ -19,7 +19,8 @@ from oms.canonical import add_ms, next_after, stable_id
 from oms.domain import pool as pool_rules
 from oms.errors import OmsError, one_line
 from oms.limits import LIMITS
-from oms.schemas.payloads import PoolPayload, TicketState
+from oms.schemas.payloads import DispatchState, PoolPayload, TicketState
+from oms.services.chain import dispatches
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store import Change, Record
 from oms.store.outbox import ProcessingLock
@@ -77,6 +78,20 @@ def occupancy(ws: Workspace) -> Occupancy:
     """Who holds which slot now (a record that cannot be read is left out: `oms store verify`
     reports it)."""
     return Occupancy.of(_latest(ws, "ticket"), _latest(ws, "worker"), _latest(ws, "dispatch"))
+
+
+def waits(ws: Workspace, held: Occupancy) -> dict[str, str]:
+    """Slot → what the dispatch of the ticket it holds waits for (a person's approval:
+    `dispatches.awaiting_person`), for each held slot whose ticket waits for one."""
+    proposed = ws.store.latest("dispatch").in_states((DispatchState.PROPOSED,))
+    found = dispatches.shown_waits(ws, proposed)
+    return {
+        slot: found[d.record_id]
+        for d in proposed
+        if d.record_id in found
+        and held.held.get(slot := str(dispatch_payload(d)["worker_id"]))
+        == dispatch_payload(d)["ticket_id"]
+    }
 
 
 def lock(ws: Workspace) -> ProcessingLock:

@@ -11,6 +11,7 @@ from oms.domain import conductor as conductor_rules
 from oms.domain import dispatches as dispatch_rules
 from oms.domain import hosts as host_rules
 from oms.domain import pool as pool_rules
+from oms.domain import status_reason
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import dispatches, fence, tickets, worktrees
@@ -407,21 +408,34 @@ def _await_person(
     """A proposed dispatch whose role needs a person's approval: no advisor is asked, nothing is
     accepted; the pool keeps its ticket (its lease renewed once less than half is left, as under
     a running worker) until a person approves (the next tick accepts and delivers it) or rejects
-    it (the ticket is blocked). Said each tick, naming the command (ADR 0043, amendment `hand`);
-    the launch checks are not asked while it waits (they are before it is accepted)."""
+    it (the ticket is blocked), or its wait passes `[pool] approval_wait_minutes` (the conductor
+    rejects it, under its end lock, and blocks the ticket: its slot is free, nothing launched).
+    Said each tick, naming the commands (`status_reason.awaits_approval`; ADR 0043, amendment
+    `hand`; ADR 0008, amendment `waits`); the launch checks are not asked while it waits (they
+    are before it is accepted)."""
+    ws, payload = d.ws, dispatch_payload(dispatch)
+    wait = ws.config().approval_wait_minutes
+    if status_reason.past_wait(payload["created_at"], wait, ws.now()):
+        reason = status_reason.waited_out(
+            dispatch.record_id, ticket.record_id, payload["role_id"], wait
+        )
+        if dispatches.waited_out(ws, dispatch.record_id, reason) is None:
+            return  # a person decided first: the next tick goes on from there
+        session_id = text_set(ticket_payload(ticket)["session_id"], "session_id")
+        attempt = ticket_payload(ticket)["attempt"]
+        tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
+        done.append(f"{ticket.record_id}: blocked ({reason})")
+        return
     expires = ticket_payload(ticket)["lease_expires_at"]
-    if conductor_rules.renew_due(expires, d.ws.config().lease_minutes, d.ws.now()):
+    if conductor_rules.renew_due(expires, ws.config().lease_minutes, ws.now()):
         token = text_set(ticket_payload(ticket)["lease_token"], "lease_token")
-        renewed = tickets.renew(d.ws, ticket.record_id, token)
+        renewed = tickets.renew(ws, ticket.record_id, token)
         done.append(
             f"{ticket.record_id}: lease renewed until "
             f"{ticket_payload(renewed)['lease_expires_at']} (it waits for a person)"
         )
-    skipped.append(
-        f"{ticket.record_id}: {dispatch.record_id} waits for a person's approval (role "
-        f"{dispatch_payload(dispatch)['role_id']} needs one): "
-        f"oms dispatch approve {dispatch.record_id}"
-    )
+    why = status_reason.awaits_approval(dispatch.record_id, payload["role_id"])
+    skipped.append(f"{ticket.record_id}: {why}")
 
 
 def _before_launch(d: Delivery, dispatch: Record | None) -> bool:

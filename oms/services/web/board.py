@@ -50,7 +50,9 @@ def board(ws: Workspace) -> JsonObject:
     dispatches = {d.record_id: d for d in snap.dispatches}
     ordered = sorted(snap.tickets, key=lambda r: ticket_payload(r)["created_at"])
     shown = ordered[: LIMITS.web_queue_rows]  # the page draws no more; it says how many in all
-    reasons = Snapshot(shown, [], snap.workers, [], []).reasons(now)
+    reasons = Snapshot(
+        shown, snap.dispatches, snap.workers, [], [], awaiting=snap.awaiting
+    ).reasons(now)
     queue: list[Json] = [
         {
             "id": t.record_id,

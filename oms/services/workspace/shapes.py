@@ -30,9 +30,14 @@ def ticket(rec: Record) -> JsonObject:
     return record(rec)
 
 
-def dispatch(rec: Record) -> JsonObject:
-    """A dispatch (schemas/cli/objects/dispatch.schema.json)."""
-    return record(rec)
+def dispatch(rec: Record, waits: dict[str, str] | None = None) -> JsonObject:
+    """A dispatch (schemas/cli/objects/dispatch.schema.json); where a view asked which dispatches
+    wait for a person's approval (`waits`, by id: `dispatches.awaiting_person`), with
+    `waits_for_person`, what it waits for or null."""
+    out = record(rec)
+    if waits is not None:
+        out["waits_for_person"] = waits.get(rec.record_id)
+    return out
 
 
 def session(rec: Record) -> JsonObject:

@@ -22,6 +22,7 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.domain.config import role as find_role
+from oms.domain.status_reason import awaits_approval
 from oms.errors import LeaseError
 from oms.services.admin.setup import init
 from oms.services.chain import dispatches, providers
@@ -100,7 +101,7 @@ def test_a_role_that_needs_a_person_waits_for_the_approval_of_a_person_on_any_ho
             lines = _tick(chain, "host-a")
         waits = [x for x in lines if "waits for a person's approval" in x]
         assert len(waits) == 1, lines
-        found = re.search(r"oms dispatch approve (dsp-[0-9a-f]+)$", waits[0])
+        found = re.search(r"oms dispatch approve (dsp-[0-9a-f]+) ", waits[0])
         assert found is not None, waits
         dispatch_id = found.group(1)
         with settings_of(homes["host-a"]), chain.workspace() as ws:
@@ -121,6 +122,13 @@ def test_a_role_that_needs_a_person_waits_for_the_approval_of_a_person_on_any_ho
         assert f"oms dispatch approve {dispatch_id}" in said["hint"], said
         bound = oms.run("status", "--json", *_where(other), env=b)  # its name bound (`hostname`)
         assert bound.returncode == 0, bound.stdout + bound.stderr
+        seen = json.loads(bound.stdout)  # host b sees who must act, and how (amendment `waits`)
+        phrase = awaits_approval(dispatch_id, "oms.command-executor")
+        line = f"{proposed.payload['ticket_id']}: {phrase}"
+        assert waits[0] == f"fill: {line}"  # the tick's line, the same phrase
+        [shown] = [x for x in seen["dispatches"] if x["id"] == dispatch_id]
+        assert shown["waits_for_person"] == phrase, shown
+        assert line in seen["warnings"], seen["warnings"]
         before = _keys(client, etcd_prefix)
         ticket_id = str(proposed.payload["ticket_id"])
         asked = (("accept", dispatch_id), ("review", dispatch_id), ("propose", ticket_id))
