@@ -565,7 +565,11 @@ def acquire(store: EtcdStore, name: str, holder: str, *, ttl: int = LIMITS.etcd_
         store.client.revoke(lease.lease_id)
         other = done.reads[0] if done.reads else None
         who = "" if other is None else other.value.decode("ascii", "replace")
-        raise LockHeldError(f"lock {name} is held by {shown(who)}")
+        raise LockHeldError(
+            f"lock {name} is held by {shown(who)}",
+            hint=f"another oms process is working on this; retry when it finishes (one that was "
+            f"killed lets it go when its lease lapses, within {ttl} s)",
+        )
     return Held(Fence(key, done.revision), lease.lease_id)
 
 

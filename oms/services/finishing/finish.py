@@ -63,7 +63,7 @@ def ticket_lock(ws: Workspace, ticket_id: str) -> ProcessingLock:
             f"{ticket_id}'s result is being merged, published or sent back by another oms "
             "command; "
             "nothing done",
-            hint="retry when it finishes",
+            hint=exc.remedy,  # (on a cluster: a killed holder's lease lapses first)
         ) from exc
 
 

@@ -79,6 +79,7 @@ def test_a_publish_killed_between_its_push_and_its_pull_request_opens_one(
         said = json.loads(held.stdout)  # one line, never a traceback
         assert said["error"] == "conflict", said
         assert "by another oms command" in said["message"], said
+        assert "killed lets it go when its lease lapses, within 10 s" in said["hint"], said
     assert gate.get(REPO, []) == []
     assert _published(client, etcd_prefix) == []
     docs: list[dict[str, object]] = []
