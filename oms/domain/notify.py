@@ -8,15 +8,14 @@ host outside every sandbox never comes from a file an agent can write. A reposit
 `[notify]` table there is ignored (`Config.stale_notify`: status and doctor say where it moved).
 
 A ticket version is worth one when it is `done` (but not by a merge: `oms result merge` notifies
-`merged` itself, once per merged commit), `blocked`,
-or waits for a person (its reason begins "needs a person: ", open or blocked); a worker version
-when its health is `parked` (a quota, no result within its turns or minutes, a fence, a person's
-park), or when it was ended at a bound of its sandbox (`limit`). A notice's id
-is the record and the version it is about, so the same version is notified once, whoever looks
-(the conductor's `notify` phase, `oms result merge`). Only versions observed within
-`Limits.notify_window_s` are looked at: a configuration added today does not notify last year's
-tickets.
-"""
+`merged` itself, once per merged commit), `blocked`, or waits for a person (its reason begins
+"needs a person: ", open or blocked); a dispatch version that waits for a person's approval
+(`needs-a-person` too, ADR 0008 amendment `waits`); a worker version when its health is `parked` (a
+quota, no result within its turns or minutes, a fence, a person's park), or when it was ended at a
+bound of its sandbox (`limit`). A notice's id is the record and the version it is about, so the
+same version is notified once, whoever looks (the conductor's `notify` phase, `oms result merge`).
+Only versions observed within `Limits.notify_window_s` are looked at: a configuration added today
+does not notify last year's tickets."""
 
 from __future__ import annotations
 
@@ -174,6 +173,24 @@ def of_worker(
         dispatch_id,
         reason,
         _summary(kind, ticket_id, title, one_line(reason, 200)),
+    )
+
+
+def of_approval_wait(
+    dispatch_id: str, version: int, ticket_id: str, title: str, waits: str, at: str
+) -> Notice:
+    """The notice of a dispatch version waiting for a person's approval (`needs-a-person`; `waits`:
+    the phrase every view shows, `status_reason.awaits_approval`), once per version."""
+    title = one_line(title, 512)
+    return Notice(
+        stable_id("ntf", "approval", dispatch_id, version),
+        "needs-a-person",
+        at,
+        ticket_id,
+        title,
+        dispatch_id,
+        one_line(waits, 512),
+        _summary("needs-a-person", ticket_id, title, one_line(waits, 200)),
     )
 
 

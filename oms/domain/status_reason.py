@@ -21,7 +21,7 @@ def awaits_approval(dispatch_id: str, role_id: str) -> str:
     that decide it."""
     return (
         f"{dispatch_id} waits for a person's approval (role {role_id} needs one): "
-        f"oms dispatch approve {dispatch_id} (or oms dispatch reject {dispatch_id} --reason …)"
+        f"oms dispatch approve {dispatch_id} (or oms dispatch reject {dispatch_id} --reason WHY)"
     )
 
 

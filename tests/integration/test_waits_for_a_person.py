@@ -23,7 +23,8 @@ from oms.services.chain import dispatches
 from oms.services.conductor import pool
 from oms.services.web.board import board
 from tests.fleet import Fleet, make_fleet
-from tests.helpers import OmsCommand
+from tests.helpers import OmsCommand, eventually
+from tests.integration.test_notify import RECORD
 
 ROLE = "oms.command-executor"
 WAIT = 45  # [pool] approval_wait_minutes
@@ -163,3 +164,33 @@ def test_an_expired_attempts_dispatch_is_not_shown_waiting(fleet: Fleet) -> None
     with fleet.workspace() as ws:
         assert ws.store.records("dispatch").read(dispatch_id).state == "proposed"
         assert snapshot(ws).awaiting == {}
+
+
+def test_a_wait_for_a_person_is_notified_once(
+    fleet: Fleet, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The person's `[notify]` with `needs-a-person` hears a dispatch that waits for their
+    approval, once, with the phrase every view shows (ADR 0008, amendment `waits`)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    heard = tmp_path / "heard.jsonl"
+    record = tmp_path / "record.sh"
+    record.write_text(RECORD)
+    record.chmod(0o755)
+    settings = tmp_path / "config" / "oms" / "notify.toml"  # the person's own [notify]
+    settings.parent.mkdir(parents=True)
+    argv = json.dumps([str(record), str(heard)])
+    settings.write_text(f'[notify]\ncommands = [{argv}]\non = ["needs-a-person"]\n')
+    ticket_id, dispatch_id = _waiting(fleet)
+    [notified] = next(p for p in fleet.reports[-1].phases if p.name == "notify").done
+    assert notified.startswith(f"needs-a-person {ticket_id}: notified"), notified
+    doc = json.loads(
+        str(eventually(lambda: heard.exists() and heard.read_text(), what="the notice heard"))
+    )
+    assert (doc["kind"], doc["ticket_id"], doc["dispatch_id"]) == (
+        "needs-a-person",
+        ticket_id,
+        dispatch_id,
+    )
+    assert doc["reason"] == awaits_approval(dispatch_id, ROLE)
+    again = next(p for p in fleet.tick().phases if p.name == "notify")
+    assert again.done == []  # once: the same version is not notified again

@@ -66,7 +66,7 @@ def test_a_dispatch_waiting_for_a_person_names_the_commands() -> None:
     said = awaits_approval("dsp-1", "a.worker")
     assert said == (
         "dsp-1 waits for a person's approval (role a.worker needs one): oms dispatch approve "
-        "dsp-1 (or oms dispatch reject dsp-1 --reason …)"
+        "dsp-1 (or oms dispatch reject dsp-1 --reason WHY)"
     )
     assert ticket_reason("leased", ticket(), None, NOW, said) == said
     assert ticket_reason("leased", ticket(), worker(), NOW, said) == "worker running"

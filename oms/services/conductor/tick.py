@@ -57,6 +57,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from oms.adapters.panes import Pane
@@ -66,7 +67,7 @@ from oms.errors import IntegrityError, LeaseError, LockHeldError, OmsError, one_
 from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchState, WorkerState
 from oms.services.admin import compaction
-from oms.services.chain import tickets
+from oms.services.chain import dispatches, tickets
 from oms.services.conductor import deadlines as conductor_deadlines
 from oms.services.conductor import doing
 from oms.services.conductor import quota as conductor_providers
@@ -354,7 +355,8 @@ def _phases(ws: Workspace, d: Delivery | None, memory: Memory) -> Tick:
     run("resolve", lambda p: conductor_results.resolve(ws, p.done, p.skipped))
     run("fill", lambda p: conductor_work.fill(d, p.done, p.skipped, checks))
     run("close", lambda p: _close(d, p))
-    run("notify", lambda p: notices.phase(ws, p.done, p.skipped))
+    waiting = partial(dispatches.awaiting_person, ws)
+    run("notify", lambda p: notices.phase(ws, p.done, p.skipped, waiting))
     run("compact", lambda p: _compact(ws, p, memory))
     run("checkpoint", lambda p: _checkpoint(ws, p, memory))
     return report

@@ -19,7 +19,9 @@ What to run is the person's own `[notify]` (`settings`: `$XDG_CONFIG_HOME/oms/no
 0036 as amended), never a repository's `.oms/config.toml`, which a result's branch can edit.
 
 `phase` is the conductor's: ticket and worker versions observed within `Limits.notify_window_s`
-that are worth a notice (`domain/notify.py`) are emitted.
+that are worth a notice (`domain/notify.py`) are emitted, and proposed dispatch versions that the
+conductor's `waiting` (the chain's `awaiting_person`, handed down: this package sits below the
+chain) says wait for a person's approval.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 
 from oms.canonical import now
 from oms.domain import notify as rules
@@ -35,8 +38,12 @@ from oms.fsio.outside import file_signature, read_user_file
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, reap, run, running, start_detached
 from oms.schemas import validate
+from oms.schemas.payloads import DispatchState
 from oms.services.workspace import Workspace
-from oms.store.payloads import ticket_payload, worker_payload
+from oms.store import Record
+from oms.store.payloads import dispatch_payload, ticket_payload, worker_payload
+
+Waiting = Callable[[Sequence[Record]], dict[str, str]]  # dispatches -> those waiting, each's phrase
 
 CONSUMER = "oms-notify"
 NOTICE = "notice"  # the event a notice is; its receipt by CONSUMER is the claim
@@ -180,8 +187,11 @@ def _one(argv: tuple[str, ...], data: bytes, env: dict[str, str], timeout: float
     return "ok"
 
 
-def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
-    """The conductor's: notices of recent ticket and worker versions, emitted — none while
+def phase(
+    ws: Workspace, done: list[str], skipped: list[str], waiting: Waiting | None = None
+) -> None:
+    """The conductor's: notices of recent ticket and worker versions (and, with `waiting`, of
+    proposed dispatch versions waiting for a person's approval), emitted — none while
     `Limits.notify_children` children of earlier looks run (a command that hangs makes a child
     live `notify_per_tick` times its limit: one per tick beside it piled up). A version this
     process has looked at already (claimed, or worth nothing) is passed over without a digest or a
@@ -224,6 +234,8 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
             else:
                 found.append(notice)
                 keys[notice.notice_id] = key
+    if waiting is not None and "needs-a-person" in config.on:
+        found += _approval_waits(ws, waiting, titles, looked, keys, at)
     try:
         claimed = emit_all(ws, found)
     except OmsError as exc:
@@ -234,3 +246,42 @@ def phase(ws: Workspace, done: list[str], skipped: list[str]) -> None:
     for notice in found:  # claimed now or before (a receipt): never looked at again
         if notice in claimed or outbox.has_receipt(notice.notice_id):
             looked.add(keys[notice.notice_id])
+
+
+def _approval_waits(
+    ws: Workspace,
+    waiting: Waiting,
+    titles: dict[str, str],
+    looked: set[tuple[str, str, int]],
+    keys: dict[str, tuple[str, str, int]],
+    at: str,
+) -> list[rules.Notice]:
+    """Notices of the recent proposed dispatch versions `waiting` says wait for a person; the
+    others are looked at once (a proposal the advisor approves is not looked at again)."""
+    proposed = [
+        rec
+        for rec in ws.store.latest("dispatch").records
+        if rec.state == DispatchState.PROPOSED
+        and ("dispatch", rec.record_id, rec.version) not in looked
+        and rules.fresh(rec.observed_at, at, LIMITS.notify_window_s)
+    ]
+    if not proposed:
+        return []  # (no policy read: the common tick)
+    waits = waiting(proposed)
+    found = []
+    for rec in proposed:
+        key = ("dispatch", rec.record_id, rec.version)
+        if rec.record_id not in waits:
+            continue  # (looked at again next tick: its wait may begin once its lease is live)
+        ticket_id = dispatch_payload(rec)["ticket_id"]
+        notice = rules.of_approval_wait(
+            rec.record_id,
+            rec.version,
+            ticket_id,
+            titles.get(ticket_id, ""),
+            waits[rec.record_id],
+            rec.observed_at,
+        )
+        found.append(notice)
+        keys[notice.notice_id] = key
+    return found
