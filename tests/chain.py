@@ -202,6 +202,8 @@ esac
 case "$1" in
   exit0) exit 0 ;;
   exit3) exit 3 ;;
+  exit3-when-told)  # exits 3 once the test writes $HOME/go: a pane that ends after its launch
+    while [ ! -e "$HOME/go" ]; do sleep 0.05; done; exit 3 ;;
   stubborn) trap '' HUP TERM; exec sleep 600 ;;
   listen)  # every byte its terminal receives, raw (no line discipline), into $HOME/heard
     stty raw -echo && exec cat > "$HOME/heard" ;;
@@ -249,6 +251,11 @@ class WorkerOut:
     def read_text(self) -> str:
         (found,) = self._found()
         return found.read_text()
+
+    def tell(self) -> None:
+        """Write `go` in the worker's home (`exit3-when-told` exits then)."""
+        (found,) = self._found()
+        (found.parent / "go").write_text("go\n")
 
     def __str__(self) -> str:
         return f"{sandbox_dir(self.state)}/homes/command-*/worker.out"

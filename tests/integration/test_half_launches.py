@@ -178,7 +178,7 @@ def test_a_failure_after_another_launchers_pane_leaves_that_pane_alone(deliverab
 
 # ---------------------------------------------------------------------- bug 3: a stale exit record
 def test_a_relaunch_over_a_dead_pane_trusts_only_the_new_panes_end(deliverable: Chain) -> None:
-    out = use_worker(deliverable, "exit3")
+    out = use_worker(deliverable, "exit3-when-told")  # (ends once launched: never mid-launch)
     dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:  # an earlier launch's pane, ended (exit 7) and recorded
         delivery = Delivery.open(ws)
@@ -189,9 +189,10 @@ def test_a_relaunch_over_a_dead_pane_trusts_only_the_new_panes_end(deliverable: 
         supervise.record_exit(ws.store.state.root, dispatch_id, (7, None, None))
     outcome = _deliver(deliverable, event_id)
     assert outcome["status"] == "created", outcome
+    assert "cwd=" in wait_for(out, timeout=30)  # the new pane runs the worker
+    out.tell()
     with deliverable.workspace() as ws:
         delivery = Delivery.open(ws)
         _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)
         view = delivery.observe(dispatch_id)
     assert (view["end_reason"], view["end_detail"]) == ("exit", "the agent exited with status 3")
-    assert "cwd=" in wait_for(out, timeout=1)  # the new pane ran the worker

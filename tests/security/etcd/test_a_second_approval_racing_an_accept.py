@@ -53,7 +53,7 @@ def test_a_second_approval_while_the_conductor_accepts_launches_the_dispatch_onc
     added = oms.run("ticket", "add", "--title", "Approved twice", "--no-body", *_where(chain))
     assert added.returncode == 0, added.stdout + added.stderr
     waits = [x for x in _tick(chain, "host-a") if "waits for a person's approval" in x]
-    found = re.search(r"oms dispatch approve (dsp-[0-9a-f]+)$", waits[0] if waits else "")
+    found = re.search(r"oms dispatch approve (dsp-[0-9a-f]+) ", waits[0] if waits else "")
     assert found is not None, waits
     dispatch_id = found.group(1)
 
