@@ -34,6 +34,27 @@ def _scale(oms: OmsCommand, fleet: Fleet, *args: str) -> dict[str, Any]:
     return out
 
 
+def _launched(fleet: Fleet, tickets: list[str]) -> bool:
+    """Has each of `tickets` a healthy worker whose launch is over (its agent prompted)? A launch
+    still under way when a forced scale-down parks its worker leaves it to the launch."""
+    with fleet.workspace() as ws:
+        found = [
+            d for d in ws.store.latest("dispatch").records if d.payload["ticket_id"] in tickets
+        ]
+        if len(found) != len(tickets):
+            return False
+        for dispatch in found:
+            worker = ws.store.records("worker").read_if_exists(dispatch.record_id)
+            session = ws.store.records("session").read_if_exists(
+                str(dispatch.payload["session_id"])
+            )
+            if worker is None or session is None or worker.payload["health"] != "healthy":
+                return False
+            if session.payload.get("agent_prompted_at") is None:
+                return False
+    return True
+
+
 def _slot_of(fleet: Fleet, ticket: str) -> str:
     return str(fleet.tickets()[ticket][1]["worker_id"])
 
@@ -124,7 +145,11 @@ def test_scale_refuses_below_one_and_above_max_workers(oms: OmsCommand, fleet: F
 def test_force_parks_the_workers_of_draining_slots(oms: OmsCommand, fleet: Fleet) -> None:
     hanging = [fleet.add(f"Ticket {n} that would hang") for n in range(2)]
     fleet.until(
-        lambda: bool(fleet.reports) and list(fleet.reports[-1].classes.values()).count("alive") == 2
+        lambda: (
+            bool(fleet.reports)
+            and list(fleet.reports[-1].classes.values()).count("alive") == 2
+            and _launched(fleet, hanging)
+        )
     )
     out = _scale(oms, fleet, "--to", "1", "--force")
     assert out["plan"] == {
@@ -135,6 +160,8 @@ def test_force_parks_the_workers_of_draining_slots(oms: OmsCommand, fleet: Fleet
         "reactivated": [],
     }
     parked = {_slot_of(fleet, t): _worker_of(fleet, t) for t in hanging}
+    assert len(out["parked"]) == 1, out
+    assert " until " in out["parked"][0], out
     assert out["parked"] == [
         f"worker-2: parked {parked['worker-2']} until {str(out['parked'][0]).split(' until ')[1]}"
     ]
