@@ -62,6 +62,23 @@ def _deliver(oms: OmsCommand, chain: Chain, event_id: str) -> subprocess.Complet
     )  # fmt: skip
 
 
+def _a_result(oms: OmsCommand, chain: EtcdChain) -> str:
+    """The demo worker delivered on the cluster, once its result is recorded and it ended: the
+    dispatch id."""
+    use_demo_worker(chain)
+    dispatch_id, event_id = accepted(chain)
+    assert _deliver(oms, chain, event_id).returncode == 0
+    eventually(
+        lambda: (
+            (_state(chain, "dispatch", dispatch_id), _state(chain, "worker", dispatch_id))
+            == ("result-received", "done")
+        ),
+        timeout=TIMEOUT,
+        what="the result recorded, the worker ended",
+    )
+    return dispatch_id
+
+
 def _state(chain: EtcdChain, kind: str, record_id: str) -> str | None:
     with chain.workspace() as ws:
         found = ws.store.records(kind).read_if_exists(record_id)

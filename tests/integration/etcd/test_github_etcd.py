@@ -23,7 +23,7 @@ from oms.errors import EtcdUnavailableError, LeaseError
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.finishing import publish
 from oms.services.finishing.finish import FINISHING
-from tests.chain import WorkerOut, accepted, use_demo_worker, use_worker, wait_for
+from tests.chain import WorkerOut, use_worker, wait_for
 from tests.etcd_cluster import Cluster
 from tests.github_standin import GitHubStandIn
 from tests.helpers import OmsCommand, eventually, git
@@ -31,10 +31,9 @@ from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
     TIMEOUT,
     EtcdChain,
+    _a_result,
     _clean,
-    _deliver,
     _no_record_files,
-    _state,
 )
 from tests.integration.etcd.test_worker_cmds_etcd import _B, _json, _where
 from tests.integration.test_publish import _branch
@@ -68,17 +67,7 @@ def _verified(chain: EtcdChain, oms: OmsCommand, tmp_path: Path) -> tuple[str, P
         )
     )  # fmt: skip
     assert granted["authorization"]["state"] == "authorized", granted
-    use_demo_worker(chain)
-    dispatch_id, event_id = accepted(chain)
-    assert _deliver(oms, chain, event_id).returncode == 0
-    eventually(
-        lambda: (
-            (_state(chain, "dispatch", dispatch_id), _state(chain, "worker", dispatch_id))
-            == ("result-received", "done")
-        ),
-        timeout=TIMEOUT,
-        what="the result recorded, the worker ended",
-    )
+    dispatch_id = _a_result(oms, chain)
     verified = _json(oms.run("result", "verify", dispatch_id, "--json", *_where(chain)))
     assert verified["passed"] is True, verified
     return dispatch_id, bare

@@ -41,13 +41,10 @@ from tests.integration.etcd.test_tick_etcd import (
     _tick,
     _worker,
 )
+from tests.integration.etcd.test_worker_cmds_etcd import _where
 from tests.integration.test_routing import PROVIDERS, ROLE
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
-
-
-def _where(chain: Chain) -> tuple[str, ...]:
-    return ("--state-root", str(chain.state), "--config-root", str(chain.repo))
 
 
 def _as(host: str, home: Path) -> dict[str, str]:

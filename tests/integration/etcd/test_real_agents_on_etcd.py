@@ -78,36 +78,9 @@ def _work_a_ticket_on_the_cluster(
         assert CONTEXT in texts
 
 
-def test_claude_code_works_a_ticket_on_the_cluster(
-    deliverable: Chain,
-    mock: ModelMock,
-    monkeypatch: pytest.MonkeyPatch,
-    etcd_cluster: Cluster,
-    etcd_prefix: str,
-) -> None:
-    agent = (use_claude, claude_turn(), "WebFetch")
-    _work_a_ticket_on_the_cluster(deliverable, mock, monkeypatch, etcd_cluster, etcd_prefix, agent)
-
-
-def test_a_codex_goal_worker_works_a_ticket_on_the_cluster(
-    deliverable: Chain,
-    mock: ModelMock,
-    monkeypatch: pytest.MonkeyPatch,
-    etcd_cluster: Cluster,
-    etcd_prefix: str,
-) -> None:
-    agent = (use_codex_goal, codex_goal_turn(), "spawn_agent")
-    _work_a_ticket_on_the_cluster(deliverable, mock, monkeypatch, etcd_cluster, etcd_prefix, agent)
-
-
-def test_a_codex_exec_worker_works_a_ticket_on_the_cluster(
-    deliverable: Chain,
-    mock: ModelMock,
-    monkeypatch: pytest.MonkeyPatch,
-    etcd_cluster: Cluster,
-    etcd_prefix: str,
-) -> None:
-    script = Script(
+def _codex_exec_turn() -> Script:
+    """The scripted `codex exec` run: the `/goal` turn without the goal (the run ends by itself)."""
+    return Script(
         [
             Call("read_dispatch", {}),
             Call("acknowledge_dispatch", {}),
@@ -118,5 +91,24 @@ def test_a_codex_exec_worker_works_a_ticket_on_the_cluster(
             Say("Done: the dispatch has its result."),
         ]
     )
-    agent = (_codex_exec, script, "spawn_agent")
+
+
+HANDS: dict[str, tuple[Use, Callable[[], Script], str]] = {
+    "claude-code": (use_claude, claude_turn, "WebFetch"),
+    "codex-goal": (use_codex_goal, codex_goal_turn, "spawn_agent"),
+    "codex-exec": (_codex_exec, _codex_exec_turn, "spawn_agent"),
+}
+
+
+@pytest.mark.parametrize("hand", HANDS)
+def test_a_real_agent_works_a_ticket_on_the_cluster(
+    hand: str,
+    deliverable: Chain,
+    mock: ModelMock,
+    monkeypatch: pytest.MonkeyPatch,
+    etcd_cluster: Cluster,
+    etcd_prefix: str,
+) -> None:
+    use, turn, refused_tool = HANDS[hand]
+    agent = (use, turn(), refused_tool)
     _work_a_ticket_on_the_cluster(deliverable, mock, monkeypatch, etcd_cluster, etcd_prefix, agent)

@@ -24,15 +24,12 @@ from oms.services.admin import compaction_keys
 from oms.services.chain import worktrees
 from oms.services.conductor import tick as conductor
 from oms.store import compaction
-from tests.chain import accepted, use_demo_worker
-from tests.helpers import OmsCommand, eventually
+from tests.helpers import OmsCommand
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
-    TIMEOUT,
     EtcdChain,
+    _a_result,
     _clean,
-    _deliver,
-    _state,
 )
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
@@ -62,17 +59,7 @@ def _ended(chain: EtcdChain, oms: OmsCommand) -> tuple[str, str]:
         ),
         commit=True,
     )
-    use_demo_worker(chain)
-    dispatch_id, event_id = accepted(chain)
-    assert _deliver(oms, chain, event_id).returncode == 0
-    eventually(
-        lambda: (
-            (_state(chain, "dispatch", dispatch_id), _state(chain, "worker", dispatch_id))
-            == ("result-received", "done")
-        ),
-        timeout=TIMEOUT,
-        what="the result recorded, the worker ended",
-    )
+    dispatch_id = _a_result(oms, chain)
     where = _where(chain)
     with chain.workspace() as ws:
         ticket_id = str(ws.store.records("dispatch").read(dispatch_id).payload["ticket_id"])

@@ -21,7 +21,7 @@ from oms.adapters.etcd.client import Etcd
 from oms.canonical import add_ms, now
 from oms.errors import LeaseError
 from oms.services.finishing import verify
-from tests.chain import accepted, use_demo_worker, use_worker, wait_for
+from tests.chain import Chain, accepted, use_demo_worker, use_worker, wait_for
 from tests.cli.test_worker_log import _append
 from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, eventually
@@ -29,17 +29,17 @@ from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
     TIMEOUT,
     EtcdChain,
+    _a_result,
     _clean,
     _deliver,
     _no_record_files,
-    _state,
 )
 from tests.integration.test_worker_send import _heard, _until
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
 
 
-def _where(chain: EtcdChain) -> tuple[str, ...]:
+def _where(chain: Chain) -> tuple[str, ...]:
     return ("--state-root", str(chain.state), "--config-root", str(chain.repo))
 
 
@@ -284,17 +284,7 @@ def test_result_verify_merge_and_discard_run_on_the_cluster(
     that verification from the cluster; the merge moves the target, records its evidence as a
     key and completes the ticket in the cluster; no lock is left, both verifies are clean."""
     on_etcd.edit_config(lambda text: text + '\n[verify]\ncommands = [["true"]]\n', commit=True)
-    use_demo_worker(on_etcd)
-    dispatch_id, event_id = accepted(on_etcd)
-    assert _deliver(oms, on_etcd, event_id).returncode == 0
-    eventually(
-        lambda: (
-            (_state(on_etcd, "dispatch", dispatch_id), _state(on_etcd, "worker", dispatch_id))
-            == ("result-received", "done")
-        ),
-        timeout=TIMEOUT,
-        what="the result recorded, the worker ended",
-    )
+    dispatch_id = _a_result(oms, on_etcd)
     where = _where(on_etcd)
     b = _B  # its name bound to the key first (amendment `hostname`)
     _json(oms.run("worker", "observe", dispatch_id, "--json", *where, env=b))

@@ -27,8 +27,9 @@ from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import TIMEOUT, EtcdChain
-from tests.integration.etcd.test_hand_etcd import _needs_person, _where
+from tests.integration.etcd.test_hand_etcd import _needs_person
 from tests.integration.etcd.test_tick_etcd import _run, _tick
+from tests.integration.etcd.test_worker_cmds_etcd import _where
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
 __all__ = ["etcd_cluster", "etcd_prefix"]
