@@ -22,12 +22,20 @@ import hashlib
 import re
 import stat
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from oms.canonical import JsonObject, dumps
 from oms.canonical.ids import OPAQUE_ID
 from oms.canonical.strict_json import loads_foreign
-from oms.errors import AlreadyExistsError, IntegrityError, NotFoundError, OmsError, suppress_faults
+from oms.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    IntegrityError,
+    NotFoundError,
+    OmsError,
+    suppress_faults,
+)
 from oms.fsio import Root
 from oms.limits import LIMITS
 from oms.store import ledger
@@ -172,6 +180,25 @@ def publish(root: Root, ticket_id: str, data: bytes) -> bool:
     except AlreadyExistsError:
         return False
     return True
+
+
+def changed(version: int) -> str:
+    """Why a ticket written since the rule found it ended at `version` (a person's reopen, a request
+    for changes) is kept: its records stay."""
+    return (
+        f"the ticket changed since version {version} was found ended (reopened?): its records stay"
+    )
+
+
+@contextlib.contextmanager
+def unless_changed(root: Root, ticket_id: str, version: int) -> Iterator[None]:
+    """Hold the ledger's lock for one delete of ticket `ticket_id`'s parts: every ledgered write
+    takes that lock, so no version of the ticket lands while it is held; `ConflictError` (nothing
+    done) when a version after `version` landed before it."""
+    with root.locked_log(ledger.LOG):
+        if root.lstat(f"records/ticket/{ticket_id}/{version + 1}.json") is not None:
+            raise ConflictError(changed(version))
+        yield
 
 
 def retire_record(root: Root, kind: str, record_id: str, archived: dict[str, bytes]) -> str | None:

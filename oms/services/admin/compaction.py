@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from oms.adapters.etcd import compaction as keys
@@ -62,7 +63,7 @@ def compact(
 ) -> Report:
     """One pass over the ended tickets (at most `limit` compacted). On an etcd store the keys
     (`admin/compaction_keys.py`), under the cluster's compaction lock, each delete fenced by it;
-    `step` is called between the steps there (a test stops a compaction at one)."""
+    `step` is called between the steps (on files: "archived"; a test stops a compaction at one)."""
     report = Report(dry_run)
     after = finishing.parse(ws.config().raw).compact_after_days
     root = ws.store.state.root
@@ -106,7 +107,7 @@ def compact(
         for ticket in todo:
             try:
                 if cluster is None:
-                    row = _one(ws, ticket, parts, last(), dry_run)
+                    row = _one(ws, ticket, parts, last(), dry_run, step)
                 else:
                     row = compaction_keys.one(
                         cluster,
@@ -197,7 +198,12 @@ def summary(ws: Workspace, ticket_id: str) -> JsonObject | None:
 
 
 def _one(
-    ws: Workspace, ticket: Record, parts: Parts, last: dict[str, str], dry_run: bool
+    ws: Workspace,
+    ticket: Record,
+    parts: Parts,
+    last: dict[str, str],
+    dry_run: bool,
+    step: compaction_keys.Step,
 ) -> JsonObject:
     ticket_id, ended_at = ticket.record_id, ticket.observed_at
     root = ws.store.state.root
@@ -272,11 +278,18 @@ def _one(
     for path, content in held.items():
         if last.get(path) != _sha(content):
             return {"ticket_id": ticket_id, "why": f"{rel} holds {path} not as the ledger has it"}
+    step("archived")
+
+    def unchanged() -> AbstractContextManager[None]:  # each delete: the ticket still as decided
+        return compaction.unless_changed(root, ticket_id, ticket.version)
+
     # events and evidence, then the receipts of those events (derived: not archived), records last:
     # what a kill leaves, the next compaction finds
-    whys = [
-        compaction.retire_file(root, p, held) for p in sorted(held) if not p.startswith("records/")
-    ]
+    whys: list[str | None] = []
+    for path in sorted(held):
+        if not path.startswith("records/"):
+            with unchanged():
+                whys.append(compaction.retire_file(root, path, held))
     if any(w is not None for w in whys):  # the records stay, so the next compaction looks again
         return {
             "ticket_id": ticket_id,
@@ -291,9 +304,13 @@ def _one(
             if data is not None and last.get(receipt) not in (None, _sha(data)):  # (ADR 0027)
                 why = f"{receipt} is not as the ledger has it (run `oms audit verify`)"
                 return {"ticket_id": ticket_id, "why": why}
-            if root.lstat(receipt) is not None:
-                root.unlink(receipt)
-    whys = [compaction.retire_record(root, kind, rid, held) for kind, rid in dirs]
+            with unchanged():
+                if root.lstat(receipt) is not None:
+                    root.unlink(receipt)
+    whys = []
+    for kind, rid in dirs:
+        with unchanged():
+            whys.append(compaction.retire_record(root, kind, rid, held))
     left = [w for w in whys if w is not None]
     if left:
         return {"ticket_id": ticket_id, "why": f"archived, but {len(left)} file(s) stay: {left[0]}"}

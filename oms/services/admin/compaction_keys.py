@@ -156,11 +156,7 @@ def _changed(store: EtcdStore, at: KeyValue) -> bool:
 
 def _moved(ticket_id: str, version: int) -> JsonObject:
     """The row of a ticket written since the rule found it ended (a person's reopen): kept."""
-    return {
-        "ticket_id": ticket_id,
-        "why": f"the ticket changed since version {version} was found ended (reopened?): "
-        "its records stay",
-    }
+    return {"ticket_id": ticket_id, "why": compaction.changed(version)}
 
 
 def _event_id(path: str) -> str:
