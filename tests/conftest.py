@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, settings
 from oms.canonical import now
 from oms.store import StateRoot, Store
 from tests.chain import Chain, make_chain
+from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import (
     RESOLVERS,
     USERNS_FLAG,
@@ -30,6 +31,11 @@ from tests.helpers import (
     oms_command,
     stray_proxies,
 )
+
+# The etcd fixtures are registered here alone: a module that imports a session fixture gets one of
+# its own, so each such module started a cluster of its own and kept it to the end of the session
+# (40 idle members at once in one CI worker). `tests/unit/test_fixture_homes.py` keeps it so.
+__all__ = ["etcd_cluster", "etcd_prefix"]
 
 settings.register_profile(
     "oms",

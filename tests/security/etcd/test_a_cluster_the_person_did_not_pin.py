@@ -25,10 +25,8 @@ from oms.services.delivery.context import DeliveryContext
 from oms.services.workspace import Workspace
 from tests.chain import Chain
 from tests.cli.test_json_shapes import problems
-from tests.etcd_cluster import Cluster, etcd_cluster, pin_cluster
+from tests.etcd_cluster import Cluster, pin_cluster
 from tests.helpers import OmsCommand
-
-__all__ = ["etcd_cluster"]
 
 pytestmark = pytest.mark.cli
 

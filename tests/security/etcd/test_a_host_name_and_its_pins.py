@@ -30,10 +30,8 @@ from oms.services.admin.setup import init
 from oms.services.admin.storeops import pin_store_cluster
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster
+from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand
-
-__all__ = ["etcd_cluster"]
 
 pytestmark = pytest.mark.cli
 

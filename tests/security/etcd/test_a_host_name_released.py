@@ -19,11 +19,9 @@ from oms.services.admin.setup import init
 from oms.store import Store
 from tests.chain import Chain
 from tests.cli.test_json_shapes import problems
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, pin_cluster
+from tests.etcd_cluster import Cluster, pin_cluster
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_commands_cli import _use_etcd
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 HOST = "build-1"
 

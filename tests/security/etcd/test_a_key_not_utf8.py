@@ -12,10 +12,8 @@ from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore, verify_keys
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, line_of
+from tests.etcd_cluster import Cluster, line_of
 from tests.helpers import payload, ts
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 
 def test_a_key_not_utf8_is_named_and_the_walk_goes_on(

@@ -26,13 +26,12 @@ from oms.services.chain import tickets
 from oms.services.chain.liveness import CONSUMER
 from oms.services.delivery.service import Delivery
 from tests.chain import accepted, use_worker
-from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, _clean, client, on_etcd
 from tests.integration.etcd.test_worker_cmds_etcd import _running
 from tests.integration.test_worker_send import _heard
 
-__all__ = ["client", "etcd_cluster", "etcd_prefix", "on_etcd"]
+__all__ = ["client", "on_etcd"]
 
 
 @pytest.mark.cli

@@ -12,10 +12,8 @@ from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, line_of
+from tests.etcd_cluster import Cluster, line_of
 from tests.helpers import payload, ts
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 
 def test_a_pointer_rolled_back_is_not_served_as_the_newest_version(

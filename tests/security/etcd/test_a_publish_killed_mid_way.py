@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from oms.adapters.etcd.client import Etcd
-from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.github_standin import GitHubStandIn
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, _clean, client, on_etcd
@@ -27,7 +26,7 @@ from tests.integration.etcd.test_github_etcd import PERSON, REPO, _published, _v
 from tests.integration.etcd.test_worker_cmds_etcd import _where
 from tests.integration.test_publish import _branch
 
-__all__ = ["client", "etcd_cluster", "etcd_prefix", "github", "on_etcd"]
+__all__ = ["client", "github", "on_etcd"]
 
 
 class _Gate(dict[str, list[dict[str, object]]]):

@@ -18,13 +18,11 @@ import pytest
 
 from oms.services.proxy import tokens as proxy_tokens
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
+from tests.etcd_cluster import Cluster
 from tests.integration.etcd.test_commands_cli import _use_etcd
 from tests.integration.etcd.test_deliver_etcd import EtcdChain
 from tests.proxy_rig import MESSAGES, Rig, make_rig
 from tests.security.proxy.test_one_rule_at_the_proxy import CAUSES, acknowledged
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 WHOLE = dict(MESSAGES, stream=False)
 PATH = "/p/claude-mock/v1/messages"

@@ -34,13 +34,13 @@ from oms.errors import ConfigError, ProcessError
 from oms.services.chain import providers
 from oms.store.payloads import worker_payload
 from tests.chain import Chain, accepted, sandbox_dir
-from tests.etcd_cluster import ETCD, Cluster, ServerTls, etcd_cluster, etcd_prefix
+from tests.etcd_cluster import ETCD, Cluster, ServerTls
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_deliver_etcd import TIMEOUT, EtcdChain, _deliver, on_etcd
 from tests.security.etcd.agent_attack import ATTACK
 from tests.tls_certs import Leaf, authority, leaf
 
-__all__ = ["etcd_cluster", "etcd_prefix", "on_etcd"]
+__all__ = ["on_etcd"]
 
 MARK = "oms-etcd-attack-probe"  # every key the agent tries to put is named after this
 ATTEMPTS = (

@@ -26,11 +26,9 @@ from oms.store.evidence import EvidenceStore
 from oms.store.keys import SigningKey, key_id
 from oms.store.ledger import LineKey
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, line_of
+from tests.etcd_cluster import Cluster, line_of
 from tests.helpers import OmsCommand, evidence_body, payload, ts
 from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 MADE_UP = "f" * 64  # a key id no host has
 

@@ -27,11 +27,9 @@ from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 from oms.store import Store
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, pin_cluster, settings_of
+from tests.etcd_cluster import Cluster, pin_cluster, settings_of
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 
 def _hostile(chain: Chain) -> Iterator[tuple[Path, Path]]:

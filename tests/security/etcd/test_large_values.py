@@ -10,9 +10,7 @@ from __future__ import annotations
 from oms.adapters.etcd.client import Etcd
 from oms.adapters.etcd.store import EtcdStore, verify_keys
 from oms.limits import LIMITS
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
+from tests.etcd_cluster import Cluster
 
 BOUND = 64 * 1024
 BIG = 20 * 1024  # one key's answer fits the bound; a page of them does not

@@ -23,10 +23,8 @@ from oms.services.workspace import Workspace
 from oms.store import Store
 from oms.store.payloads import ticket_payload
 from tests.chain import Chain
-from tests.etcd_cluster import Cluster, etcd_cluster, etcd_prefix, pin_cluster
+from tests.etcd_cluster import Cluster, pin_cluster
 from tests.integration.etcd.test_commands_cli import _use_etcd
-
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 
 def _later() -> str:
