@@ -34,7 +34,7 @@ from tests.helpers import (
 
 # The etcd fixtures are registered here alone: a module that imports a session fixture gets one of
 # its own, so each such module started a cluster of its own and kept it to the end of the session
-# (40 idle members at once in one CI worker). `tests/unit/test_fixture_homes.py` keeps it so.
+# (about 20 clusters at once in one CI run). `tests/unit/test_fixture_homes.py` keeps it so.
 __all__ = ["etcd_cluster", "etcd_prefix"]
 
 settings.register_profile(
