@@ -1,10 +1,10 @@
 """A session fixture has one home: a conftest, never a test module's import.
 
 pytest gives each module that binds a fixture's function its own definition of that fixture, so a
-session fixture imported into twenty test modules is set up twenty times in one pytest process,
-and each instance lives to the end of the session. With `etcd_cluster` that was a 3-member etcd
-cluster per module, idle but beating, up to 40 members at once in one CI worker on two busy
-cores. The walk finds each session (or package) fixture the tests define and fails on any module
+session fixture imported into seventeen test modules is set up seventeen times in one pytest
+process, and each instance lives to the end of the session. With `etcd_cluster` that was a
+3-member etcd cluster per module, idle but beating: some 58 members at once in one CI run on two
+busy cores. The walk finds each session (or package) fixture the tests define and fails on any module
 but a conftest that imports one."""
 
 from __future__ import annotations
