@@ -23,8 +23,8 @@ from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import Record, compaction, panefiles
 from oms.store.events import EVENTS_DIR
-from oms.store.hosts import current_name, name_path
 from oms.store.evidence import EVIDENCE_DIR
+from oms.store.hosts import current_name, name_path
 from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
 from oms.store.payloads import worker_payload
 

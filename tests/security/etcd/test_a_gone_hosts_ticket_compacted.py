@@ -22,7 +22,7 @@ from tests.etcd_cluster import etcd_cluster, etcd_prefix, settings_of
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, client, on_etcd
 from tests.integration.etcd.test_tick_etcd import _pin_each_on_the_other, _run, _second_host
-from tests.integration.etcd.test_upkeep_etcd import DAY_MINUTES, _ended, _json, _keys, _where
+from tests.integration.etcd.test_upkeep_etcd import DAY_MINUTES, _ended, _json, _keys
 
 __all__ = ["client", "etcd_cluster", "etcd_prefix", "on_etcd"]
 
@@ -60,7 +60,8 @@ def test_a_ticket_of_a_host_gone_for_good_is_compacted_once_its_name_is_released
         if beat is not None:  # host a is gone: its lease lapses
             client.revoke(beat.lease)
         release = ("host", "release-name", lost, "--bound-to", lost_key[:16], "--json")
-        released = _json(oms.run(*release, *_where(other), env={"OMS_HOST": "host-b"}))
+        where = ("--state-root", str(other.state), "--config-root", str(other.repo))
+        released = _json(oms.run(*release, *where, env={"OMS_HOST": "host-b"}))
         assert released["host"] == lost, released
         report = compact_on_b()
         assert [r["ticket_id"] for r in report.compacted] == [ticket_id], report
