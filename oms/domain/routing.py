@@ -317,6 +317,19 @@ def _stated_s(text: str, now: str) -> int | None:
     return None
 
 
+def rests(standing: Standing, at: str) -> bool:
+    """Is a provider in cooldown at `at`?"""
+    return standing.cooldown_until is not None and parse_ts(standing.cooldown_until) > parse_ts(at)
+
+
+def rested_since(then: Standing, routed_at: str, now: Standing, at: str) -> bool:
+    """Does a provider rest at `at` by a rest it did not have when a dispatch was routed to it at
+    `routed_at` (`then`: its standing as of then)? A rest the routing never saw refuses the
+    dispatch's accept; one it had then was a person's pin of a resting provider (rule 1), which
+    stands (ADR 0043, amendment `cross5`)."""
+    return rests(now, at) and not rests(then, routed_at)
+
+
 def later(current: Standing, cooldown: Cooldown) -> bool:
     """Does `cooldown` rest the provider longer than it rests now? (A shorter one never shortens a
     rest.)"""

@@ -114,6 +114,18 @@ class KeepsLocks(Backend, Protocol):
 
 
 @runtime_checkable
+class FencesNames(Backend, Protocol):
+    """A backend on which a host name is bound to a state key (etcd, ADR 0043 amendments
+    `hostname`, `names2`): once a command learnt its host, each of its writes carries the name's
+    binding as a fence (amendment `cross5`)."""
+
+    def fence_name(self, host: str, released: str) -> None:
+        """Refuse every later write of this store (`HostNameTakenError`, nothing written) once
+        `released` — the release of the binding `host` holds for this state key — is there."""
+        ...
+
+
+@runtime_checkable
 class PinsHosts(Backend, Protocol):
     """A backend shared by hosts whose state keys the person pinned (etcd: `[hosts]` in their own
     settings, ADR 0043 amendment `hostkeys`): what they signed is read as theirs."""

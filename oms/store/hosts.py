@@ -153,16 +153,16 @@ def current_name(backend: Backend, host: str) -> tuple[int, JsonObject] | None:
     return _walk(backend, host, None)
 
 
-def claim_name(backend: Backend, claim: JsonObject) -> JsonObject:
+def claim_name(backend: Backend, claim: JsonObject) -> tuple[int, JsonObject]:
     """Bind `claim`'s host name to its state key unless the name is bound already: created once,
     with its ledger entry, by the first command that runs as that host (ADR 0043, amendment
     `hostname`); the binding that holds, this one or the earlier one. A binding the person
     released (`oms host release-name`, amendment `names2`) holds no more: the name's next
-    generation is claimed the same way."""
+    generation is claimed the same way. Returns (its generation, the binding)."""
     found = _walk(backend, str(claim["host"]), claim)
     if found is None:  # (a claim binds the free generation, or finds the holder)
         raise IntegrityError(f"host name {shown(str(claim['host']))} was neither bound nor free")
-    return found[1]
+    return found
 
 
 def _walk(backend: Backend, host: str, claim: JsonObject | None) -> tuple[int, JsonObject] | None:

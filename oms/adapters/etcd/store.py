@@ -42,6 +42,7 @@ from oms.domain.etcd_settings import PinnedHost
 from oms.errors import (
     EtcdError,
     FileTooLargeError,
+    HostNameTakenError,
     IntegrityError,
     InvalidInputError,
     LeaseError,
@@ -127,6 +128,9 @@ class EtcdStore:
         # what a launch spec names, so a worker's processes use the cluster this store was opened on
         self.urls: tuple[str, ...] = ()
         self.wrote = 0  # the writes this store made (a command that wrote anchors the head)
+        # the release of the name binding this command acts under, which no write may follow
+        # (`fence_name`; ADR 0043, amendment `cross5`), and the name
+        self._released: tuple[str, str] | None = None
         self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
@@ -171,6 +175,13 @@ class EtcdStore:
             [f"etcd: {note}" for note in walked.notes],
             walked.compacted,
         )
+
+    def fence_name(self, host: str, released: str) -> None:
+        """Every later write compares `released` absent — the release of the binding `host`
+        holds for this state key (`store/hosts.release_path`) — in its own transaction: a
+        command still running once `oms host release-name` released its name writes nothing
+        more, each write refused in one line (ADR 0043, amendment `cross5`)."""
+        self._released = (host, released)
 
     def key(self, rel: str) -> str:
         """The key of the relative name `rel`."""
@@ -371,6 +382,9 @@ class EtcdStore:
             raise IntegrityError(
                 f"{shown(rel)}: this etcd store was opened without the state key: nothing written"
             )
+        if self._released is not None:
+            compares = [*compares, Compare.absent(self.key(self._released[1]))]
+            reads = [*reads, Get(self.key(self._released[1]))]
         head = self._head
         for lost in range(LIMITS.etcd_ledger_rounds):
             if lost > 1:  # writers contend for one order: the losers step back, at random
@@ -399,6 +413,15 @@ class EtcdStore:
                 return done
             newest = self._head_of(done.ranges[-1])
             if newest == head:  # the ledger did not move: the write's own compares failed
+                if self._released is not None and done.reads[len(reads) - 1] is not None:
+                    host = self._released[0]
+                    raise HostNameTakenError(
+                        f"host name {host} was released (`oms host release-name`) while this "
+                        f"command ran under it: {shown(rel)} was not written, nor will any "
+                        "other write of it be",
+                        hint=f"stop this command: the name is another state root's now; give "
+                        f"this host a name of its own ({rules.FIX})",
+                    )
                 return done
             head = self._head = newest
         raise EtcdError(

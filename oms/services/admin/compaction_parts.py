@@ -24,6 +24,7 @@ from oms.services.workspace import Workspace
 from oms.store import Record, compaction, panefiles
 from oms.store.events import EVENTS_DIR
 from oms.store.evidence import EVIDENCE_DIR
+from oms.store.hosts import current_name, name_path
 from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
 from oms.store.payloads import worker_payload
 
@@ -47,6 +48,7 @@ class Parts:
                 if isinstance(tid, str) and tid in wanted:
                     self.records[tid][kind].append(rec)
         self._files: dict[str, list[str]] | None = None
+        self._gone: dict[str, bool] = {}
 
     def has_files(self, ticket_id: str) -> bool:
         """Does a record of the ticket's still live outside an archive? (Its records go last.)"""
@@ -54,15 +56,33 @@ class Parts:
 
     def elsewhere(self, ticket_id: str) -> str | None:
         """On a cluster, why a ticket another host's worker ran is that host's to compact: its
-        worktree and panes are there, which this host cannot see (None: this host's)."""
+        worktree and panes are there, which this host cannot see (None: this host's, or every
+        other host it ran on is gone for good — `gone`)."""
         if self.cluster is None:
             return None
         me = self.ws.host()
         for worker in self.records[ticket_id]["worker"]:
             host = hosts.host_of(worker_payload(worker), me)
-            if host != me:
-                return f"its worker {worker.record_id} ran on host {host}: compact it there"
+            if host != me and not self.gone(host):
+                return (
+                    f"its worker {worker.record_id} ran on host {host}: compact it there (if "
+                    f"that host is gone for good, `oms host release-name {host}` first)"
+                )
         return None
+
+    def gone(self, host: str) -> bool:
+        """Is `host` gone for good on the cluster: its name bound once and released by the person
+        (`oms host release-name`, which the host's live heartbeat or conductor lock refuses), and
+        not bound again? Its worktree and panes went with its state root, so any host may
+        compact what it ran (ADR 0043, amendment `cross5`). Asked once a pass per host."""
+        if host not in self._gone:
+            cluster = self.cluster
+            self._gone[host] = (
+                cluster is not None
+                and cluster.read(name_path(host), LIMITS.host_claim_bytes) is not None
+                and current_name(cluster, host) is None
+            )
+        return self._gone[host]
 
     def entries(self) -> dict[int, str]:
         """On a cluster, the ledger's entry keys by create revision (read once, keys only)."""

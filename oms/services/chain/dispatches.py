@@ -615,6 +615,7 @@ def _accept_proposed(ws: Workspace, dispatch: Record) -> Record:
             return None
         with _stale_hint(current):
             check_dispatch(ws, current)
+        _refuse_rested(ws, current)
         nxt = machine.accept(
             current.state,
             current.payload,
@@ -631,6 +632,25 @@ def _accept_proposed(ws: Workspace, dispatch: Record) -> Record:
 
     written = ws.store.records("dispatch").update(dispatch.record_id, decide, first=dispatch)
     return get(ws, dispatch.record_id) if written is None else written.record
+
+
+def _refuse_rested(ws: Workspace, dispatch: Record) -> None:
+    """A dispatch whose provider was put to rest after it was routed there (`oms provider rest`,
+    another attempt's quota report, between the routing and this accept: an advisor's review, a
+    person's wait) is not accepted: the routing is decided again, by a new proposal (ADR 0043,
+    amendment `cross5`). The conductor's fill cancels it and the ticket waits, nothing counted
+    (`NoProviderError`: `conductor.REST`)."""
+    payload = dispatch_payload(dispatch)
+    provider_id = payload.get("provider_id")
+    if not isinstance(provider_id, str):
+        return
+    why = providers.rest_since_routed(ws, provider_id, payload["created_at"])
+    if why is not None:
+        raise NoProviderError(
+            f"{why}, since dispatch {dispatch.record_id} was routed to it: not accepted",
+            hint=f"`oms dispatch cancel {dispatch.record_id} --reason rested`, then `oms dispatch "
+            f"propose {payload['ticket_id']}` routes it again (`oms route explain` says where)",
+        )
 
 
 def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:

@@ -19,7 +19,7 @@ from oms import store
 from oms.adapters import bwrap, cgroups, seccomp
 from oms.adapters.check_sandbox import CHECK_HOME, probe_argv
 from oms.adapters.sandbox import SANDBOX_PATH
-from oms.canonical import next_after
+from oms.canonical import next_after, parse_ts
 from oms.domain import routing as routing_rules
 from oms.domain.cgroups import identity
 from oms.domain.config import Role
@@ -136,6 +136,27 @@ def standing_of(record: Record | None) -> routing_rules.Standing:
     return routing_rules.Standing(
         p["cooldown_until"], p["cooldown_kind"], p["cooldown_reason"], p["quota_percent"]
     )
+
+
+def rest_since_routed(ws: Workspace, provider_id: str, routed_at: str) -> str | None:
+    """Why a dispatch routed to `provider_id` at `routed_at` may not be accepted now: the provider
+    rests by a rest begun since (`routing.rested_since`: a person's `oms provider rest`, another
+    attempt's quota report), else None. The provider's history is read only when it rests now."""
+    now = ws.now()
+    records = ws.store.records(KIND)
+    current = records.read_if_exists(provider_id)
+    standing = standing_of(current)
+    if current is None or not routing_rules.rests(standing, now):
+        return None
+    then = None
+    for version in records.history(provider_id):
+        if parse_ts(version.observed_at) > parse_ts(routed_at):
+            break
+        then = version
+    if not routing_rules.rested_since(standing_of(then), routed_at, standing, now):
+        return None
+    why = f" ({standing.cooldown_reason})" if standing.cooldown_reason else ""
+    return f"provider {provider_id} rests until {standing.cooldown_until}{why}"
 
 
 def standings(ws: Workspace) -> dict[str, routing_rules.Standing]:

@@ -221,13 +221,16 @@ class Workspace:
             backend = self.store.backend
             if self.binds_name and backend is not None:
                 from oms.domain.hosts import name_claim, name_taken
-                from oms.store.hosts import claim_name
+                from oms.store.backend import FencesNames
+                from oms.store.hosts import claim_name, release_path
 
                 key_id = self.store.state.meta.key_id
-                holder = claim_name(backend, name_claim(name, key_id, self.now()))
+                generation, holder = claim_name(backend, name_claim(name, key_id, self.now()))
                 taken = name_taken(name, holder, key_id)
                 if taken is not None:
                     raise taken
+                if isinstance(backend, FencesNames):  # its writes stop once it is released
+                    backend.fence_name(name, release_path(name, generation))
             self.host_name = name
         return self.host_name
 

@@ -14,8 +14,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from oms.adapters.etcd.client import Etcd
+from oms.errors import HostNameTakenError
 from oms.services.admin.setup import init
+from oms.services.chain import tickets
+from oms.services.workspace import Workspace
 from oms.store import Store
 from tests.chain import Chain
 from tests.cli.test_json_shapes import problems
@@ -115,3 +120,59 @@ def test_a_lost_state_roots_host_name_is_released_by_the_person_and_only_then(
             capture_output=True,
             check=False,
         )
+
+
+def test_a_command_still_running_under_a_released_name_writes_nothing_more(
+    deliverable: Chain,
+    oms: OmsCommand,
+    etcd_cluster: Cluster,
+    etcd_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The person releases a name whose conductor is stopped while a command of that state root
+    still runs under it (a deliverer, a person's `oms worker send`: no heartbeat, no conductor
+    lock, so the release is allowed). Its next write is refused in one line naming the release,
+    nothing written; the name's new state root ticks under it, its verify naming nothing of the
+    names (ADR 0043, amendment `cross5`). Before, the old command's writes went on beside the new
+    holder's."""
+    old = deliverable
+    _use_etcd(old, etcd_cluster.endpoints, etcd_prefix)
+    code, out = _run(oms, old, "conductor", "tick", "--json")
+    assert code == 0, out
+    new = dataclasses.replace(old, state=old.base / "state-new")
+    init(str(new.state), str(old.repo))
+    pin_cluster(old.repo, new.state)
+    client = Etcd(etcd_cluster.endpoints)
+    monkeypatch.setenv("OMS_HOST", HOST)
+    try:
+        beat = client.get(etcd_prefix + f"hosts/{HOST}")
+        assert beat is not None
+        client.revoke(beat.lease)  # its conductor stopped: the lease lapsed
+        with Workspace.open(str(old.state), str(old.repo), etcd=True) as running:
+            assert running.host() == HOST  # the command learnt its host: bound, generation 0
+            tickets.add(running, "Written before the release", "under build-1")
+            args = ("host", "release-name", HOST, "--bound-to", _key_id(old.state)[:16])
+            code, out = _run(oms, new, *args, "--json")
+            assert code == 0, out
+            before = _keys(client, etcd_prefix)
+            with pytest.raises(HostNameTakenError) as refused:
+                tickets.add(running, "Written after the release", "under build-1")
+            assert refused.value.message.startswith(
+                f"host name {HOST} was released (`oms host release-name`) while this command "
+                "ran under it: "
+            ), refused.value.message
+            assert "nor will any other write of it be" in refused.value.message
+            assert _keys(client, etcd_prefix) == before  # nothing written
+        code, out = _run(oms, new, "conductor", "tick", "--json")
+        assert code == 0, out  # the name is the new state root's
+        code, out = _run(oms, new, "store", "verify")
+        assert "names/" not in out, out  # the bindings and the release hold (the old key's
+        # entries are named as no pinned host's: the person did not pin the lost state root)
+    finally:
+        client.close()
+        for where in (old, new):
+            subprocess.run(
+                ["tmux", "-S", str(where.state / "tmux.sock"), "kill-server"],
+                capture_output=True,
+                check=False,
+            )
