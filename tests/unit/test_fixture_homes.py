@@ -4,8 +4,8 @@ pytest gives each module that binds a fixture's function its own definition of t
 session fixture imported into seventeen test modules is set up seventeen times in one pytest
 process, and each instance lives to the end of the session. With `etcd_cluster` that was a
 3-member etcd cluster per module, idle but beating: some 58 members at once in one CI run on two
-busy cores. The walk finds each session (or package) fixture the tests define and fails on any module
-but a conftest that imports one."""
+busy cores. The walk finds each session (or package) fixture the tests define and fails on any
+module but a conftest that imports one."""
 
 from __future__ import annotations
 

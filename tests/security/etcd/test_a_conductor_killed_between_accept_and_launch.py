@@ -21,7 +21,6 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from tests.chain import use_demo_worker
-from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import TIMEOUT, EtcdChain
@@ -29,7 +28,6 @@ from tests.integration.etcd.test_tick_etcd import _run
 from tests.integration.etcd.test_worker_cmds_etcd import _where
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 PAUSED = """
 import sys, time

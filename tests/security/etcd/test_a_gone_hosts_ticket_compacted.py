@@ -18,13 +18,13 @@ from oms.services.admin import compaction as compacting
 from oms.services.workspace import Workspace
 from oms.store import Store, compaction
 from tests.chain import Chain
-from tests.etcd_cluster import etcd_cluster, etcd_prefix, settings_of
+from tests.etcd_cluster import settings_of
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, client, on_etcd
 from tests.integration.etcd.test_tick_etcd import _pin_each_on_the_other, _run, _second_host
 from tests.integration.etcd.test_upkeep_etcd import DAY_MINUTES, _ended, _json, _keys
 
-__all__ = ["client", "etcd_cluster", "etcd_prefix", "on_etcd"]
+__all__ = ["client", "on_etcd"]
 
 
 @pytest.mark.cli

@@ -19,14 +19,12 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from tests.chain import accepted, use_demo_worker
-from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import TIMEOUT, EtcdChain
 from tests.integration.etcd.test_tick_etcd import _pin_each_on_the_other, _run, _second_host
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 PAUSED = """
 import sys, time

@@ -16,7 +16,6 @@ import pytest
 from oms.adapters.etcd.client import Etcd
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.workspace import Workspace
-from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import OmsCommand
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import EtcdChain
@@ -24,7 +23,6 @@ from tests.integration.etcd.test_tick_etcd import _run
 from tests.integration.test_routing import PROVIDERS, ROLE
 
 on_etcd, client = delivered.on_etcd, delivered.client  # its fixtures: a chain on the cluster
-__all__ = ["etcd_cluster", "etcd_prefix"]
 
 
 def _reviewed(chain: EtcdChain, title: str, provider: str | None = None) -> str:

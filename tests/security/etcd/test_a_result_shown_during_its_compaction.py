@@ -14,12 +14,11 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.services.admin import compaction as compacting
-from tests.etcd_cluster import etcd_cluster, etcd_prefix
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, _clean, client, on_etcd
 from tests.integration.etcd.test_upkeep_etcd import DAY_MINUTES, _ended, _where
 
-__all__ = ["client", "etcd_cluster", "etcd_prefix", "on_etcd"]
+__all__ = ["client", "on_etcd"]
 
 
 @pytest.mark.cli
