@@ -199,16 +199,8 @@ def refuse_etcd_named(backend: str, where: str) -> None:
     that is otherwise invalid)."""
     if backend == "etcd":
         raise ConfigError(
-            f'{where}: store.backend = "etcd" is served only by `oms ticket '
-            "add|import|list|show|lease|renew|done|block|reopen|retry|expire`, `oms status`, "
-            "`oms store verify`, `oms audit verify|log`, `oms worker deliver` (with its worker's "
-            "own processes), `oms worker stop|park|resume|send|observe|log`, `oms result "
-            "show|diff|request-changes|verify|merge|discard|publish|sync`, `oms live "
-            "authorize|revoke|status`, `oms conductor tick|run`, `oms dispatch "
-            "propose|review|approve|accept|reject|list|show|cancel`, `oms pool show|scale`, "
-            "`oms provider show|rest|clear`, `oms route explain`, `oms host release-name`, "
-            "`oms store compact|sweep`, `oms worktree create|show|gc` and `oms proxy` so far "
-            "(ADR 0043)",
+            f'{where}: store.backend = "etcd" serves every command but `oms web` and `oms '
+            "conductor notify` so far (ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 
