@@ -199,8 +199,8 @@ def refuse_etcd_named(backend: str, where: str) -> None:
     that is otherwise invalid)."""
     if backend == "etcd":
         raise ConfigError(
-            f'{where}: store.backend = "etcd" serves every command but `oms web` and `oms '
-            "conductor notify` so far (ADR 0043)",
+            f'{where}: store.backend = "etcd" serves every command but `oms web` so far '
+            "(ADR 0043)",
             hint='remove [store] (or set backend = "files") to run other commands',
         )
 

@@ -20,7 +20,6 @@ from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
 
 REFUSED = (
     ("web",),  # checked as it starts (its requests then skip the read)
-    ("conductor", "notify", "ntc-1"),
 )
 
 
