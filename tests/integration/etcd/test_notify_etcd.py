@@ -51,7 +51,8 @@ def test_a_blocked_ticket_on_the_cluster_is_notified_once(
         return lines or None
 
     lines = eventually(logged, timeout=60, what=f"a line in {log}")
-    assert len(lines) == 1 and lines[0].endswith(": ok"), lines
+    [line] = lines
+    assert line.endswith(": ok"), line
     [doc] = [json.loads(line) for line in heard.read_text().splitlines()]
     assert (doc["kind"], doc["ticket_id"]) == ("blocked", "tkt-1"), doc
     code, out = _oms(oms, chain, "conductor", "tick", "--json")
