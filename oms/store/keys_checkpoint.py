@@ -34,6 +34,11 @@ class Headed(Chain, Protocol):
         """(seq, sha256, cluster id) of its last entry, checked (seq 0: none)."""
         ...
 
+    def moved(self) -> int:
+        """A number that changes whenever any writer adds an entry (0: none): one read, nothing
+        checked (what `oms web` watches)."""
+        ...
+
 
 def is_one(data: bytes) -> bool:
     """Whether `data` says it is a checkpoint of a backend's ledger (checked later, by `check`)."""

@@ -498,6 +498,12 @@ class KeysChain:
         head = self.store._head_of([] if found is None else [found])
         return (0, ledger.GENESIS, cluster) if head is None else (head.seq, head.digest, cluster)
 
+    def moved(self) -> int:
+        """The mod revision of the last `ledger/` key (0: none): it moves with every write of
+        every host. One read, nothing checked."""
+        found, _ = self.store.client.last(self.store.key(ledger.ENTRY_DIR + "/"))
+        return 0 if found is None else found.mod_revision
+
     def highest_ticket(self) -> int:
         """The highest local ticket number (`tkt-N`) the cluster's pointers name (0: none)."""
         under = self.store.key("latest/ticket/")
