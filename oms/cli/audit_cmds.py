@@ -225,7 +225,8 @@ def adopt_cmd(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Start the ledger of a state root made before it: every record, event, evidence and journal
-    file as it is now (once; refused when a ledger exists).
+    file as it is now (once; refused when a ledger exists). On an etcd store there is nothing to
+    adopt (every key is written with its ledger entry): it says so.
 
     Example:
 
