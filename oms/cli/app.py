@@ -563,12 +563,17 @@ def web(
     import signal
 
     from oms.services.web import server
+    from oms.services.web.board import marker
 
-    def opener() -> AbstractContextManager[Workspace]:  # per request: the store's backend was
-        return workspace(state_root_, config_root_, check_backend=False)  # checked as it started
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # fails now, not on a request
+        on_etcd = ws.store.backend is not None  # the cluster `[store]` names (ADR 0043, `rest`)
+        marker(ws)  # what its watcher reads: an unreachable cluster is one line now
 
-    with workspace(state_root_, config_root_):  # fails now, not on the first request
-        pass
+    def opener() -> AbstractContextManager[Workspace]:  # per request: on files, the backend was
+        if on_etcd:  # checked as it started; on etcd, its pin too, each time (a commit moves it)
+            return workspace(state_root_, config_root_, etcd=True)
+        return workspace(state_root_, config_root_, check_backend=False)
+
     board = server.serve(port, opener, bind)
 
     def stop(_signum: int, _frame: object) -> None:

@@ -53,7 +53,7 @@ def verify_cmd(
     """
     from oms.errors import IntegrityError
     from oms.fsio.outside import read_user_file
-    from oms.store.anchor import ROLLBACK_HINT
+    from oms.store.anchor import KEYS_ROLLBACK_HINT, ROLLBACK_HINT
 
     exported = read_user_file(checkpoint, 4096) if checkpoint is not None else None
     with workspace(state_root_, config_root_, etcd=True) as ws:  # the keys too (ADR 0043)
@@ -82,7 +82,14 @@ def verify_cmd(
             f"{'ok' if audit.ok else f'{len(audit.problems)} problem(s)'}"
         )
     if not audit.ok:
-        hint = ROLLBACK_HINT if "was rolled back" in audit.problems[0] else None
+        first = audit.problems[0]
+        hint = (
+            None
+            if "was rolled back" not in first
+            else KEYS_ROLLBACK_HINT
+            if first.startswith("etcd:")
+            else ROLLBACK_HINT
+        )
         raise IntegrityError(f"the ledger does not hold: {audit.problems[0]}", hint=hint)
 
 
@@ -97,7 +104,8 @@ def checkpoint_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Sign the ledger's head now; with --export, keep a copy outside the state root (`audit verify
-    --checkpoint`).
+    --checkpoint`). On an etcd store, the head of the ledger on its keys, signed by this host's
+    state key and anchored outside the cluster.
 
     Example:
 
@@ -106,11 +114,13 @@ def checkpoint_cmd(
     """
     import json
     import os
+    import sys
 
     from oms.errors import InvalidInputError
     from oms.fsio.outside import write_new_user_file
+    from oms.store import Anchored
 
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its keys (ADR 0043, `rest`)
         state = os.path.realpath(ws.store.path)
         if export is not None:  # refused before anything is written
             target = os.path.realpath(export)
@@ -120,10 +130,14 @@ def checkpoint_cmd(
                 )
             if os.path.lexists(export):
                 raise InvalidInputError(f"{export} exists: export to a new file")
-        found = ws.store.checkpoint()
-    if found is None:
+        on_keys = isinstance(ws.store.backend, Anchored)  # etcd: the keys' ledger
+        keys = ws.store.checkpoint_keys() if on_keys else None
+        found = None if on_keys else ws.store.checkpoint()
+    if keys is None and found is None:
         raise InvalidInputError("the ledger is empty: nothing to sign yet")
-    signed = found[0]
+    signed = keys[0] if keys is not None else found[0] if found is not None else {}
+    if keys is not None and keys[1] is not None:
+        sys.stderr.write(f"oms: warning: the anchor stays: {keys[1]} (`oms audit verify`)\n")
     if export is not None:
         write_new_user_file(export, (json.dumps(signed, sort_keys=True) + "\n").encode("ascii"))
     if json_out:
@@ -211,16 +225,26 @@ def adopt_cmd(
     state_root_: StateRootOpt = None, config_root_: ConfigRootOpt = None, json_out: JsonOpt = False
 ) -> None:
     """Start the ledger of a state root made before it: every record, event, evidence and journal
-    file as it is now (once; refused when a ledger exists).
+    file as it is now (once; refused when a ledger exists). On an etcd store there is nothing to
+    adopt (every key is written with its ledger entry): it says so.
 
     Example:
 
     \b
       oms audit adopt
     """
+    from oms.errors import ConfigError
+    from oms.services.workspace.committed import committed_backend
     from oms.store import ledger
 
-    with workspace(state_root_, config_root_, served=False) as ws:  # (before `oms init` records it)
+    # (before `oms init` records it)
+    with workspace(state_root_, config_root_, served=False, check_backend=False) as ws:
+        if committed_backend(ws.config_root) == "etcd":
+            raise ConfigError(
+                'nothing to adopt on store.backend = "etcd": every key is created with its '
+                "ledger entry in one transaction, so no key was ever written outside the ledger "
+                "(ADR 0043, amendment `etcdledger`)"
+            )
         count = ledger.adopt(ws.store.state.root)
     if json_out:
         emit({"ok": True, "adopted": count})
@@ -242,7 +266,8 @@ def accept_rollback_cmd(
 ) -> None:
     """Accept that the state root was rolled back (`oms audit verify` names it): say what was lost,
     keep the anchor it left in the state root, and anchor the state root as it is. Ticket ids stay
-    above every one the lost entries gave. A person must run this.
+    above every one the lost entries gave. On an etcd store, a rolled-back cluster first (its
+    keys' anchor). A person must run this.
 
     Example:
 
@@ -257,7 +282,7 @@ def accept_rollback_cmd(
         expect="accept",
         yes=yes,
     )
-    with workspace(state_root_, config_root_) as ws:
+    with workspace(state_root_, config_root_, etcd=True) as ws:  # its keys too (ADR 0043)
         done = audit.accept_rollback(ws)
     if json_out:
         emit({"ok": True, "person": who, "confirmed_by": how, **done})

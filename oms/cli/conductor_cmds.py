@@ -95,7 +95,8 @@ def notify(
 
     for notice_id in notice:
         check(notice_id, "notice id")
-    with workspace(state_root_, config_root_) as ws:
+    # on an etcd store, where the tick claimed them (ADR 0043, amendment `rest`)
+    with workspace(state_root_, config_root_, etcd=True) as ws:
         notices.deliver_all(ws, notice)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
-from oms.errors import OmsError, suppress_faults
+from oms.errors import IntegrityError, OmsError, suppress_faults
 from oms.limits import LIMITS, Limits
 from oms.store.backend import Backend, Fence, KeepsLocks, LeaseHeld
 from oms.store.records import Change, Record, RecordStore
@@ -18,12 +18,12 @@ from oms.store.stateroot import StateRoot, default_state_root
 if TYPE_CHECKING:
     from oms.canonical import JsonObject
     from oms.fsio import FsioOptions, Root
-    from oms.store.anchor import Chain
     from oms.store.content import TicketContent, WorktreeRecords
     from oms.store.events import EventStore
     from oms.store.evidence import Evidence, EvidenceStore
     from oms.store.hosts import Beats
     from oms.store.journal import Journal
+    from oms.store.keys_checkpoint import Headed
     from oms.store.ledger_check import Audit
     from oms.store.outbox import Outbox
     from oms.store.summary import Latest
@@ -72,8 +72,8 @@ class Anchored(Backend, Protocol):
 
     wrote: int  # how many writes this process made through it
 
-    def chain(self) -> Chain:
-        """Its ledger, as the anchor follows it."""
+    def chain(self) -> Headed:
+        """Its ledger, as the anchor follows it (and a checkpoint signs its head)."""
         ...
 
     def written_head(self) -> tuple[int, str] | None:
@@ -303,6 +303,28 @@ class Store:
 
         return checkpoint(self.state.root, self.state.signer(), self.state.meta.key_id)
 
+    def checkpoint_keys(self) -> tuple[JsonObject, str | None] | None:
+        """The signed checkpoint of a backend's own ledger's head now (etcd's keys, whoever
+        wrote its last entry; `keys_checkpoint.py`), after the anchor moved to it, and why the
+        anchor stays where it is, if it does; None: the backend keeps no ledger, or it is empty.
+        IntegrityError when the anchor shows the ledger was rolled back: a rolled-back head is
+        not signed as if it were the one to keep (`oms audit accept-rollback` first)."""
+        if not isinstance(self.backend, Anchored):
+            return None
+        from oms.store import anchor, keys_checkpoint
+
+        chain, meta = self.backend.chain(), self.state.meta
+        problem = anchor.check(self.state.root, meta.public_key, meta.key_id, chain)[1]
+        if problem is not None:
+            raise IntegrityError(f"etcd: {problem}", hint=anchor.KEYS_ROLLBACK_HINT)
+        seq, head, cluster = chain.head()
+        if seq == 0:
+            return None
+        signer = self.state.signer()
+        doc = keys_checkpoint.sign(signer, meta.key_id, seq, head, chain.folder, cluster)
+        why = anchor.advance(self.state.root, signer, meta.key_id, doc, chain=chain)
+        return doc, why
+
     def anchor(self, signed: JsonObject, *, accept: bool = False) -> str | None:
         """Move the anchor outside the state root to checkpoint `signed` (`anchor.advance`): None
         when done or nothing to do, else the line that says why it stays (a rollback, an unusable
@@ -373,11 +395,14 @@ class Store:
         """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`),
         the anchor outside the state root (`anchor.check`), and a backend's own ledger (`Audits`:
         etcd's keys)."""
-        from oms.store import anchor
+        from oms.store import anchor, keys_checkpoint
         from oms.store.ledger_check import verify_ledger
 
         meta = self.state.meta
-        found = verify_ledger(self.state.root, meta.public_key, meta.key_id, exported)
+        ours = exported is not None and keys_checkpoint.is_one(exported)  # of the keys' chain
+        found = verify_ledger(
+            self.state.root, meta.public_key, meta.key_id, None if ours else exported
+        )
         if isinstance(self.backend, Audits):  # etcd: the ledger on its keys, walked as files are
             keys = self.backend.audit(self.limits)
             found.entries += keys.entries
@@ -398,6 +423,23 @@ class Store:
                 found.problems.insert(0, f"etcd: {problem}")
             if note is not None and found.entries:
                 found.notes.append(f"etcd: {note}")
+        if ours and exported is not None:
+            found.checkpoints += 1
+            if not isinstance(self.backend, Anchored):
+                found.problems.append(
+                    "the exported checkpoint: a checkpoint of an etcd store's keys, and this "
+                    "store is the state root's files"
+                )
+            else:
+                problem = keys_checkpoint.check(
+                    exported,
+                    meta.public_key,
+                    meta.key_id,
+                    self.backend.chain(),
+                    "the exported checkpoint",
+                )
+                if problem is not None:
+                    found.problems.insert(0, f"etcd: {problem}")
         return found
 
     def close(self) -> None:

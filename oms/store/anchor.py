@@ -277,6 +277,11 @@ ROLLBACK_HINT = (
     "says what was lost and anchors the state root as it is"
 )
 
+KEYS_ROLLBACK_HINT = (
+    "put the cluster's newer snapshot back if you have it; else `oms audit accept-rollback` says "
+    "what was lost and anchors the etcd store as it is"
+)
+
 
 def head_seq(state: Root) -> int:
     """The seq of the ledger's last whole entry (0: none)."""
@@ -392,11 +397,13 @@ def ticket_floor(state: Root, chain: Chain | None = None) -> int:
         return max(floor, newest.tickets if newest is not None else 0)
 
 
-def keep_rolled_back(state: Root, public_raw: bytes, key_id: str) -> Anchor | None:
-    """Keep the anchor a rollback left behind in the state root (`ledger/rollbacks/<n>.json`,
-    noted), for `oms audit accept-rollback`; the anchor (None: it was damaged, and is kept as it
-    is). ConflictError when there is nothing to accept."""
-    with Place(state, key_id, create=False) as place:
+def keep_rolled_back(
+    state: Root, public_raw: bytes, key_id: str, chain: Chain | None = None
+) -> Anchor | None:
+    """Keep the anchor a rollback left behind (of the state root, or of `chain`) in the state root
+    (`ledger/rollbacks/<n>.json`, noted), for `oms audit accept-rollback`; the anchor (None: it
+    was damaged, and is kept as it is). ConflictError when there is nothing to accept."""
+    with Place(state, key_id, create=False, chain=chain) as place:
         if place.root is None:
             raise ConflictError(f"nothing to accept: {place.why}")
         try:
@@ -404,7 +411,7 @@ def keep_rolled_back(state: Root, public_raw: bytes, key_id: str) -> Anchor | No
         except OmsError:
             newest = None  # damaged or not this key's: kept as it is, for a person to look at
         else:
-            if newest is None or on_chain(state, newest.seq, newest.head):
+            if newest is None or on_chain(state, newest.seq, newest.head, chain):
                 raise ConflictError("nothing to accept: the anchor is on this ledger (no rollback)")
         data = place.root.read_bytes(f"{place.generations()[-1]}.json", MAX_ANCHOR)
     state.mkdirs(ROLLBACKS)

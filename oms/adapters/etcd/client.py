@@ -643,6 +643,27 @@ class Etcd:
             if not answer.get("more") or not page:
                 return
 
+    def last(self, prefix: str) -> tuple[KeyValue | None, str]:
+        """The greatest key starting with `prefix` (None: none) and the id of the cluster that
+        answered: one call."""
+        answer = self.call(
+            "/v3/kv/range",
+            {
+                "key": _key(prefix),
+                "range_end": _b64(prefix_end(prefix)),
+                "limit": "1",
+                "sort_order": "DESCEND",
+                "sort_target": "KEY",
+            },
+        )
+        page = _kvs(answer)
+        if page and not _key_bytes(page[0].key).startswith(_key_bytes(prefix)):
+            raise EtcdError(
+                f"etcd answered a key outside the range asked (reading {shown(prefix)})"
+            )
+        cluster = str(_int(_obj(answer.get("header", {}), "header"), "cluster_id"))
+        return (page[0] if page else None), cluster
+
     def range_since(self, prefix: str, revision: int) -> Since | None:
         """The keys starting with `prefix` modified after `revision`, how many keys start with it
         in all, at which revision of which cluster: one call, the server filtering. None when more

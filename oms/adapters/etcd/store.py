@@ -513,6 +513,20 @@ class KeysChain:
             return 0 if m is None else int(m.group(1))
         return 0
 
+    def head(self) -> tuple[int, str, str]:
+        """(seq, sha256, cluster id) of the ledger's last entry now, checked as a writer checks
+        the entry it chains onto (`EtcdStore._head_of`: its form, its number, this key's MAC or a
+        pinned host's signature); seq 0 when there is none. One read."""
+        found, cluster = self.store.client.last(self.store.key(ledger.ENTRY_DIR + "/"))
+        head = self.store._head_of([] if found is None else [found])
+        return (0, ledger.GENESIS, cluster) if head is None else (head.seq, head.digest, cluster)
+
+    def moved(self) -> int:
+        """The mod revision of the last `ledger/` key (0: none): it moves with every write of
+        every host. One read, nothing checked."""
+        found, _ = self.store.client.last(self.store.key(ledger.ENTRY_DIR + "/"))
+        return 0 if found is None else found.mod_revision
+
     def highest_ticket(self) -> int:
         """The highest local ticket number (`tkt-N`) the cluster's pointers name (0: none)."""
         under = self.store.key("latest/ticket/")

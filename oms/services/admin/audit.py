@@ -11,11 +11,12 @@ from typing import Protocol, runtime_checkable
 
 from oms.canonical import JsonObject, parse_ts
 from oms.canonical.strict_json import loads_foreign
-from oms.errors import IntegrityError, OmsError, one_line
+from oms.errors import ConflictError, IntegrityError, OmsError, one_line
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import compaction
 from oms.store.evidence import open_envelope
+from oms.store.keys_checkpoint import Headed
 from oms.store.ledger import Backward, Entry, line_key, read_chain
 
 
@@ -252,10 +253,14 @@ def accept_rollback(ws: Workspace) -> JsonObject:
     kept in the state root (`ledger/rollbacks/`, noted), the head is signed and anchored as it is,
     and ticket numbers stay above every one the lost entries gave. What was lost, for the person to
     read."""
-    from oms.store import anchor
+    from oms.store import Anchored, anchor
 
     store = ws.store
     root, meta = store.state.root, store.state.meta
+    if isinstance(store.backend, Anchored):  # etcd: its keys' anchor first (ADR 0043, `rest`)
+        chain = store.backend.chain()
+        if anchor.check(root, meta.public_key, meta.key_id, chain)[1] is not None:
+            return _accept_keys(ws, chain)
     ends = anchor.head_seq(root)
     lost = anchor.keep_rolled_back(root, meta.public_key, meta.key_id)
     signed = store.checkpoint()
@@ -280,5 +285,49 @@ def accept_rollback(ws: Workspace) -> JsonObject:
             if ends < lost.seq
             else f"what the anchored ledger held from where it and this one part, up to entry "
             f"{lost.seq} (written up to {lost.at})"
+        ),
+    }
+
+
+def _accept_keys(ws: Workspace, chain: Headed) -> JsonObject:
+    """`accept_rollback` of an etcd store's keys (ADR 0043, amendment `rest`): the anchor the
+    rollback left is kept in the state root as the state root's is, and the keys' anchor moved to
+    the head the cluster holds now, signed by this host's state key."""
+    from oms.store import anchor
+
+    store = ws.store
+    root, meta = store.state.root, store.state.meta
+    ends, head, _ = chain.head()
+    if ends == 0:
+        raise ConflictError(
+            f"{chain.what} holds no ledger entry now: nothing to anchor it at",
+            hint="write to it first (`oms ticket add`), then accept",
+        )
+    lost = anchor.keep_rolled_back(root, meta.public_key, meta.key_id, chain)
+    signer = store.state.signer()
+    why = anchor.advance(
+        root, signer, meta.key_id, {"seq": ends, "head": head}, accept=True, chain=chain
+    )
+    if why is not None:
+        raise IntegrityError(f"the rollback is kept, but the anchor could not be moved: {why}")
+    if lost is None:
+        return {
+            "anchor_seq": None,
+            "anchor_at": None,
+            "ledger_seq": ends,
+            "tickets_reserved": store.ticket_floor(),
+            "lost": f"what a damaged anchor of {chain.what} named (kept in ledger/rollbacks/)",
+        }
+    return {
+        "anchor_seq": lost.seq,
+        "anchor_at": lost.at,
+        "ledger_seq": ends,
+        "tickets_reserved": lost.tickets,
+        "lost": (
+            f"ledger entries {ends + 1}..{lost.seq} of {chain.what} (written up to {lost.at}) "
+            "and their keys"
+            if ends < lost.seq
+            else f"what {chain.what} held from where it and the anchored ledger part, up to "
+            f"entry {lost.seq} (written up to {lost.at})"
         ),
     }

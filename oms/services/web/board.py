@@ -20,6 +20,7 @@ from oms.services.conductor import pool
 from oms.services.delivery import panelog
 from oms.services.finishing import review
 from oms.services.workspace import Workspace
+from oms.store import Anchored
 from oms.store.ledger import LOG as LEDGER_LOG
 from oms.store.payloads import (
     as_json,
@@ -111,11 +112,15 @@ def board(ws: Workspace) -> JsonObject:
     }
 
 
-def marker(ws: Workspace) -> tuple[int, int]:
+def marker(ws: Workspace) -> tuple[int, int, int]:
     """What changes whenever the state does: every write oms makes is noted in the ledger's log
-    (ADR 0027), so its size and time stand for the whole state; one `lstat`, nothing read."""
+    (ADR 0027), so its size and time stand for the whole state; one `lstat`, nothing read. On an
+    etcd store every host's write is an entry of the keys' ledger (ADR 0043, amendment
+    `etcdledger`): its last key's revision too, one read."""
     st = ws.store.state.root.lstat(LEDGER_LOG)
-    return (0, 0) if st is None else (st.st_size, st.st_mtime_ns)
+    backend = ws.store.backend
+    moved = backend.chain().moved() if isinstance(backend, Anchored) else 0
+    return (0, 0, moved) if st is None else (st.st_size, st.st_mtime_ns, moved)
 
 
 def audit_tail(ws: Workspace) -> JsonObject:

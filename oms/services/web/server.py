@@ -5,7 +5,8 @@ HMAC of the URL token under a per-server secret) twice: in a header the page's s
 a `SameSite=Strict` cookie the page set; its `Origin` must be sent and be this server. The live
 board is a stream of server-sent events (`/api/events`): one watcher looks at the ledger's log
 every `LIMITS.web_watch_ms` and, when it changed, reads the board once for every stream (and for
-`/api/board`: an unchanged state is not read again); at most
+`/api/board`: an unchanged state is not read again; on an etcd store, the last key of the
+cluster's ledger too); at most
 `LIMITS.web_streams` streams (more: 503), each ended when the server ends. A verify runs in a
 thread of its own (`actions.Verifies`): its POST answers 202 once it is under way, and the board
 shows how it stands (`verifies`) until it ends; nothing else waits for it. Every other action runs
@@ -98,7 +99,7 @@ class Board(ThreadingHTTPServer):
         self.latest = b""  # the last of them, as the streams send it
         self.streams = 0
         self._watcher: threading.Thread | None = None
-        self._kept: tuple[tuple[int, int, int], float, bytes] | None = None  # marker, when, board
+        self._kept: tuple[tuple[int, ...], float, bytes] | None = None  # marker, when, board
 
     @property
     def url(self) -> str:

@@ -1,10 +1,10 @@
 """The store backend `[store]` names (ADR 0043): the state root (`files`, the default) or an etcd
-cluster. `oms store verify` walks an etcd store's keys; the commands `refuse_etcd_named` lists run
-on it (`Workspace.open(etcd=True)`; a launched worker's supervisor, broker, hooks and bridge open
-the store its launch spec names); every other command that opens a workspace is refused `backend =
-"etcd"` in one line as it opens (`refuse_etcd_named`), whether or not it reads the configuration,
-so nothing writes half to files and half to a cluster, and nothing reads the state root's files
-as if they were the store.
+cluster. `oms store verify` walks an etcd store's keys; every command of the CLI runs on it
+(`Workspace.open(etcd=True)`; a launched worker's supervisor, broker, hooks and bridge open the
+store its launch spec names; `oms audit adopt` says in one line why it means nothing there); a
+workspace opened without saying so is refused `backend = "etcd"` in one line as it opens
+(`refuse_etcd_named`), whether or not it reads the configuration, so nothing writes half to files
+and half to a cluster, and nothing reads the state root's files as if they were the store.
 
 What an https:// cluster is trusted by and shown (`client_tls`), and which other hosts' state keys
 vouch for what they wrote there (`pinned_hosts`), is the person's own `oms/etcd.toml`
@@ -190,7 +190,8 @@ def out_of_reach(backend: Backend | None, who: str) -> None:
 
 
 def refuse_etcd(config: Config, where: str) -> None:
-    """Raise `ConfigError` when `[store]` names etcd, for a command not served on it yet."""
+    """Raise `ConfigError` when `[store]` names etcd, for a caller that did not open its workspace
+    on it (every command of the CLI does: ADR 0043, amendment `rest`)."""
     refuse_etcd_named(config.store.backend, where)
 
 
@@ -199,17 +200,9 @@ def refuse_etcd_named(backend: str, where: str) -> None:
     that is otherwise invalid)."""
     if backend == "etcd":
         raise ConfigError(
-            f'{where}: store.backend = "etcd" is served only by `oms ticket '
-            "add|import|list|show|lease|renew|done|block|reopen|retry|expire`, `oms status`, "
-            "`oms store verify`, `oms audit verify|log`, `oms worker deliver` (with its worker's "
-            "own processes), `oms worker stop|park|resume|send|observe|log`, `oms result "
-            "show|diff|request-changes|verify|merge|discard|publish|sync`, `oms live "
-            "authorize|revoke|status`, `oms conductor tick|run`, `oms dispatch "
-            "propose|review|approve|accept|reject|list|show|cancel`, `oms pool show|scale`, "
-            "`oms provider show|rest|clear`, `oms route explain`, `oms host release-name`, "
-            "`oms store compact|sweep`, `oms worktree create|show|gc` and `oms proxy` so far "
-            "(ADR 0043)",
-            hint='remove [store] (or set backend = "files") to run other commands',
+            f'{where}: this command is not served on store.backend = "etcd" (every command of '
+            "the CLI is, ADR 0043: this one opened its workspace without saying so)",
+            hint='remove [store] (or set backend = "files") to run it',
         )
 
 

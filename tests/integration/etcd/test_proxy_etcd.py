@@ -80,7 +80,7 @@ def test_the_proxy_commands_open_on_the_cluster(on_etcd: EtcdChain, oms: OmsComm
     done = oms.run("proxy", "status", "--state-root", str(on_etcd.state), "--config-root",
                    str(on_etcd.repo))  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "served only by" not in done.stdout + done.stderr
+    assert 'store.backend = "etcd"' not in done.stdout + done.stderr
 
 
 @pytest.mark.cli
