@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from oms.errors import UsageError
+from oms.errors import EtcdUnavailableError, UsageError
 from oms.services.web import server
 from oms.services.workspace import Workspace
 from tests.chain import Chain
@@ -139,3 +139,59 @@ def test_the_queue_shows_its_first_rows_and_how_many_in_all(
         doc = json.loads(json.dumps(reading.board(ws)))
     assert [t["title"] for t in doc["queue"]] == ["ticket 0", "ticket 1"]
     assert doc["queue_total"] == 3
+
+
+def test_an_idle_boards_look_opens_no_workspace(chain: Chain) -> None:
+    """The watcher's look (every `LIMITS.web_watch_ms` while a page streams) reads the marker
+    through one workspace kept for it: on a cluster an opening reads the commit and the pin, 0.1 s
+    under load, which every look cost before. A board read still opens its own, each time."""
+    opened: list[str] = []
+
+    @contextmanager
+    def opener() -> Iterator[Workspace]:
+        opened.append("ws")
+        ws = Workspace.open(str(chain.state), str(chain.repo))
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+    served = server.Board(0, opener)
+    try:
+        first = served.current()
+        assert first[0] == 200, first
+        after_first = len(opened)
+        assert [served.current() for _ in range(5)] == [first] * 5  # idle: the one read kept
+        assert len(opened) == after_first, opened
+    finally:
+        served.server_close()
+
+
+def test_a_workspace_that_cannot_open_is_the_boards_answer_not_a_dead_watcher(
+    chain: Chain,
+) -> None:
+    """The watcher thread reads the board through `current`: an opener failing there (a cluster
+    unreachable, a commit moving `[store]`) is the board's one-line error, and the next look tries
+    again; it used to end the watcher with a traceback on the person's terminal."""
+    failing = [True]
+
+    @contextmanager
+    def opener() -> Iterator[Workspace]:
+        if failing[0]:
+            raise EtcdUnavailableError("etcd: no member of the cluster answers")
+        ws = Workspace.open(str(chain.state), str(chain.repo))
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+    served = server.Board(0, opener)
+    try:
+        code, data = served.current()
+        assert code == 409, data
+        assert json.loads(data) == {"ok": False, "error": "etcd: no member of the cluster answers"}
+        failing[0] = False
+        code, data = served.current()
+        assert code == 200, data
+    finally:
+        served.server_close()

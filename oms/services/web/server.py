@@ -100,6 +100,8 @@ class Board(ThreadingHTTPServer):
         self.streams = 0
         self._watcher: threading.Thread | None = None
         self._kept: tuple[tuple[int, ...], float, bytes] | None = None  # marker, when, board
+        self._marks = contextlib.ExitStack()  # the workspace `_mark` reads through, kept open
+        self._marking: Workspace | None = None
 
     @property
     def url(self) -> str:
@@ -148,27 +150,44 @@ class Board(ThreadingHTTPServer):
     def current(self) -> tuple[int, bytes]:
         """The board's JSON (its error, when it cannot be read), and its status: read again only
         when the ledger's log changed or `LIMITS.web_refresh_ms` passed since it was read (ages
-        move on); otherwise the one read before (an idle fleet's update is one `lstat`)."""
-        with self.reading, self.opener() as ws:
-            mark = (*board.marker(ws), self.verifies.generation)
-            kept = self._kept
-            if (
-                kept is not None
-                and kept[0] == mark
-                and time.monotonic() - kept[1] < LIMITS.web_refresh_ms / 1000
-            ):
-                return 200, kept[2]
+        move on); otherwise the one read before (an idle fleet's update is one `lstat`, and on a
+        cluster one read: `_mark`). A workspace that cannot be opened (a cluster unreachable, a
+        commit moving `[store]`) is the answer's one line; the next look tries again."""
+        with self.reading:
             try:
-                doc: JsonObject = {
-                    "ok": True,
-                    **board.board(ws),
-                    "verifies": self.verifies.shown(),
-                }
+                mark = self._mark()
+                kept = self._kept
+                if (
+                    kept is not None
+                    and kept[0] == mark
+                    and time.monotonic() - kept[1] < LIMITS.web_refresh_ms / 1000
+                ):
+                    return 200, kept[2]
+                with self.opener() as ws:
+                    doc: JsonObject = {
+                        "ok": True,
+                        **board.board(ws),
+                        "verifies": self.verifies.shown(),
+                    }
             except OmsError as exc:
                 return 409, json.dumps({"ok": False, "error": exc.message}).encode()
             data = json.dumps(doc).encode()
             self._kept = (mark, time.monotonic(), data)
             return 200, data
+
+    def _mark(self) -> tuple[int, ...]:
+        """What the look compares (`board.marker`), read through one workspace kept open for it
+        (under `reading`): opening one reads the commit and, on a cluster, the pin, which a look
+        every `LIMITS.web_watch_ms` need not do; each board read opens its own, with every check a
+        command makes. A workspace that failed is opened again at the next look."""
+        if self._marking is None:
+            self._marking = self._marks.enter_context(self.opener())
+        try:
+            return (*board.marker(self._marking), self.verifies.generation)
+        except OmsError:
+            self._marks.close()
+            self._marking = None
+            raise
 
     def board_event(self) -> bytes:
         """The board as one stream's message."""
@@ -207,7 +226,7 @@ class Board(ThreadingHTTPServer):
             if self.streams == 0:
                 continue
             data = self.board_event()
-            if data is self.latest:
+            if data == self.latest:  # the kept board, or the same error again
                 continue
             with self.changed:
                 self.latest = data
@@ -229,6 +248,9 @@ class Board(ThreadingHTTPServer):
         self.end()
         with self.changed:
             self.changed.wait_for(lambda: self.streams == 0, timeout=LIMITS.web_end_s)
+        with self.reading:
+            self._marks.close()
+            self._marking = None
         super().server_close()
 
 
