@@ -357,6 +357,32 @@ def _etcd_tls() -> list[Check]:
     return [Check("etcd tls", True, f"{named} from {tls.source}")]
 
 
+def _store(state_root: str | None, config_root: str | None) -> list[Check]:
+    """Where the records are, when the committed `[store]` names a cluster (ADR 0043): the cluster
+    opened as a command opens it (its pin, the person's TLS settings, the members) and one read
+    of the keys' ledger head, so an unreachable or unpinned cluster is named here rather than by
+    the next command. Nothing on files (the state root's line is the store)."""
+    from oms.adapters.etcd.store import EtcdStore
+    from oms.services.workspace.committed import committed_backend
+
+    if state_root is None or config_root is None:
+        return []
+    where = os.path.abspath(config_root)
+    if committed_backend(where) != "etcd":
+        return []
+    try:
+        with Workspace.open(state_root, where, etcd=True) as ws:
+            backend = ws.store.backend
+            if not isinstance(backend, EtcdStore):  # (a configuration that cannot be read)
+                return [Check("store", False, "[store] names etcd but opens none", "oms doctor")]
+            head = backend.chain().moved()
+            members = ", ".join(ws.config().store.endpoints)
+    except OmsError as exc:
+        return [Check("store", False, exc.message, exc.remedy or "see README (a small cluster)")]
+    at = f"ledger head at revision {head}" if head else "no ledger entry yet"
+    return [Check("store", True, f"etcd at {members} under {backend.prefix}: answers, {at}")]
+
+
 def _policy(config_root: str | None) -> Check:
     if config_root is None:
         return Check("role policy", False, "no config root given", "pass --config-root")
@@ -520,7 +546,7 @@ def _proxy_line(state_root: str, config_root: str | None) -> list[Check]:
     if config_root is None:
         return []
     try:
-        with Workspace.open(state_root, os.path.abspath(config_root)) as ws:
+        with Workspace.open(state_root, os.path.abspath(config_root), etcd=True) as ws:
             return [proxy(ws)]
     except OmsError:
         return []  # the state root's or the config's line says why
@@ -570,6 +596,7 @@ def diagnose(
     checks += _notify(config_root)
     checks.append(_host())
     checks += _etcd_tls()
+    checks += _store(state_root, None if outside else config_root)
     if state_root is not None:
         checks.append(paths(state_root, config_root))
     if state_root is not None and opened is not None and not outside:
