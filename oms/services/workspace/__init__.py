@@ -62,6 +62,9 @@ class Workspace:
         self.on_etcd = False  # this command is served on an etcd store (`attach_etcd`)
         self.host_name: str | None = None  # this host's name, once asked (`host`)
         self.binds_name = False  # on an etcd store: the name is bound to this state key (`host`)
+        # the name binding (host, generation) this command's writes are fenced on, once bound: a
+        # launch hands it to its pane's processes (`launch._store`; ADR 0043 amendment `cross6`)
+        self.bound: tuple[str, int] | None = None
         # the state keys whose tickets are this repository's on a store it names (ADR 0043
         # amendment `repoparts`): this state root's, and on etcd the ones the person pinned
         self.ticket_keys: frozenset[str] | None = frozenset({store.state.meta.key_id})
@@ -160,8 +163,20 @@ class Workspace:
         self.on_etcd = True
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
-        self.store.backend = etcd_at([str(e) for e in endpoints], prefix, line)
+        backend = etcd_at([str(e) for e in endpoints], prefix, line)
+        self.store.backend = backend
         self.ticket_keys = None  # its deliverer judged whose ticket it is (amendment `repoparts`)
+        name = store.get("name")
+        if isinstance(name, Mapping):  # its launch's name binding fences its writes too (`cross6`)
+            from oms.store.hosts import release_path
+
+            host, generation = str(name.get("host")), name.get("generation")
+            if not isinstance(generation, int):
+                from oms.errors import IntegrityError
+
+                raise IntegrityError("the launch spec's name binding names no generation")
+            backend.fence_name(host, release_path(host, generation))
+            self.bound = (host, generation)
 
     def _names_etcd(self) -> bool:
         """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid
@@ -231,6 +246,7 @@ class Workspace:
                     raise taken
                 if isinstance(backend, FencesNames):  # its writes stop once it is released
                     backend.fence_name(name, release_path(name, generation))
+                    self.bound = (name, generation)
             self.host_name = name
         return self.host_name
 
