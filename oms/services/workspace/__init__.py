@@ -145,6 +145,7 @@ class Workspace:
         if found is not None:
             self.ticket_keys = frozenset({state.meta.key_id, *found.pinned})
             self.binds_name = True
+            found.learn_host = self.host  # its first write asks which host it is (`cross6`)
         self.store.backend = found
 
     def attach_spec_store(self, store: Mapping[str, object]) -> None:
@@ -235,11 +236,14 @@ class Workspace:
             name = this_host().name
             backend = self.store.backend
             if self.binds_name and backend is not None:
+                from oms.adapters.etcd.store import EtcdStore
                 from oms.domain.hosts import name_claim, name_taken
                 from oms.store.backend import FencesNames
                 from oms.store.hosts import claim_name, release_path
 
                 key_id = self.store.state.meta.key_id
+                if isinstance(backend, EtcdStore):
+                    backend.learn_host = None  # asked now: the claim's own write asks nothing
                 generation, holder = claim_name(backend, name_claim(name, key_id, self.now()))
                 taken = name_taken(name, holder, key_id)
                 if taken is not None:

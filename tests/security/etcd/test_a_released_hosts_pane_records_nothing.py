@@ -139,10 +139,6 @@ def test_a_released_hosts_pane_records_nothing_once_the_name_is_taken(
             )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="left by amendment cross6: a command that never asks its host is fenced on no name",
-)
 def test_a_released_state_root_come_back_writes_nothing_under_a_taken_name(
     deliverable: Chain,
     oms: OmsCommand,
