@@ -29,7 +29,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import AbstractContextManager
 from typing import NamedTuple
 
@@ -131,6 +131,10 @@ class EtcdStore:
         # the release of the name binding this command acts under, which no write may follow
         # (`fence_name`; ADR 0043, amendment `cross5`), and the name
         self._released: tuple[str, str] | None = None
+        # asked before this store's first write when no name fences it yet (`Workspace.host`):
+        # a command that never asked its host learns it, and is fenced, before it writes (ADR
+        # 0043, amendment `cross6`); None once asked, or for a store that binds no name
+        self.learn_host: Callable[[], object] | None = None
         self._head: _Head | None = None  # the ledger's last entry as this store last saw it
 
     def summary(self, root: Root, kind: str, limits: Limits) -> Latest:
@@ -382,6 +386,9 @@ class EtcdStore:
             raise IntegrityError(
                 f"{shown(rel)}: this etcd store was opened without the state key: nothing written"
             )
+        if self._released is None and self.learn_host is not None:
+            learn, self.learn_host = self.learn_host, None
+            learn()  # its host claimed (a write of its own) and fenced, or `host-name-taken`
         if self._released is not None:
             compares = [*compares, Compare.absent(self.key(self._released[1]))]
             reads = [*reads, Get(self.key(self._released[1]))]

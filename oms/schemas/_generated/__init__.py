@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = '0daf3ae8528d1d61f93b1f773e94b7d758e65a5a8b8bd5025b1150bb5f191a94'
+SOURCE_SHA256 = 'c88b70e7862fabe3694f6f9b4171c22e44974f778a7f5461cc1db8e21662362d'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

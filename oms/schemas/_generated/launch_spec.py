@@ -393,6 +393,41 @@ def _v809(x: object) -> bool:
     return True
 
 
+def _v811(x: object) -> bool:
+    # launch-spec#/properties/store/properties/name/properties/host
+    if not _m_defs._v339(x):
+        return False
+    return True
+
+
+def _v812(x: object) -> bool:
+    # launch-spec#/properties/store/properties/name/properties/generation
+    if not (_is_integer(x)):
+        return False
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        if x < 0:
+            return False
+    return True
+
+
+def _v810(x: object) -> bool:
+    # launch-spec#/properties/store/properties/name
+    if not (isinstance(x, dict)):
+        return False
+    if isinstance(x, dict):
+        for k in ('host', 'generation'):
+            if k not in x:
+                return False
+        if 'host' in x and not _v811(x['host']):
+            return False
+        if 'generation' in x and not _v812(x['generation']):
+            return False
+        for k in x:
+            if k not in ('host', 'generation'):
+                return False
+    return True
+
+
 def _v805(x: object) -> bool:
     # launch-spec#/properties/store
     if not (isinstance(x, dict)):
@@ -407,8 +442,10 @@ def _v805(x: object) -> bool:
             return False
         if 'prefix' in x and not _v809(x['prefix']):
             return False
+        if 'name' in x and not _v810(x['name']):
+            return False
         for k in x:
-            if k not in ('backend', 'endpoints', 'prefix'):
+            if k not in ('backend', 'endpoints', 'prefix', 'name'):
                 return False
     return True
 

@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-op-v1'
 
 
-def _v811(x: object) -> bool:
+def _v814(x: object) -> bool:
     # op-index#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v812(x: object) -> bool:
+def _v815(x: object) -> bool:
     # op-index#/properties/operation_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v813(x: object) -> bool:
+def _v816(x: object) -> bool:
     # op-index#/properties/version
     if not _m_defs._v132(x):
         return False
     return True
 
 
-def _v810(x: object) -> bool:
+def _v813(x: object) -> bool:
     # op-index#
     if not (isinstance(x, dict)):
         return False
@@ -46,11 +46,11 @@ def _v810(x: object) -> bool:
         for k in ('format', 'operation_id', 'version'):
             if k not in x:
                 return False
-        if 'format' in x and not _v811(x['format']):
+        if 'format' in x and not _v814(x['format']):
             return False
-        if 'operation_id' in x and not _v812(x['operation_id']):
+        if 'operation_id' in x and not _v815(x['operation_id']):
             return False
-        if 'version' in x and not _v813(x['version']):
+        if 'version' in x and not _v816(x['version']):
             return False
         for k in x:
             if k not in ('format', 'operation_id', 'version'):
@@ -59,5 +59,5 @@ def _v810(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'op-index': _v810,
+    'op-index': _v813,
 }

@@ -18,21 +18,21 @@ _C0: object = 'oms-exit-v1'
 _C1: tuple[object, ...] = ('pids', 'memory', 'disk')
 
 
-def _v832(x: object) -> bool:
+def _v835(x: object) -> bool:
     # pane-exit#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v833(x: object) -> bool:
+def _v836(x: object) -> bool:
     # pane-exit#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v835(x: object) -> bool:
+def _v838(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -44,21 +44,21 @@ def _v835(x: object) -> bool:
     return True
 
 
-def _v836(x: object) -> bool:
+def _v839(x: object) -> bool:
     # pane-exit#/properties/status/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v834(x: object) -> bool:
+def _v837(x: object) -> bool:
     # pane-exit#/properties/status
-    if not (_v835(x) or _v836(x)):
+    if not (_v838(x) or _v839(x)):
         return False
     return True
 
 
-def _v838(x: object) -> bool:
+def _v841(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -70,35 +70,35 @@ def _v838(x: object) -> bool:
     return True
 
 
-def _v839(x: object) -> bool:
+def _v842(x: object) -> bool:
     # pane-exit#/properties/signal/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v837(x: object) -> bool:
+def _v840(x: object) -> bool:
     # pane-exit#/properties/signal
-    if not (_v838(x) or _v839(x)):
+    if not (_v841(x) or _v842(x)):
         return False
     return True
 
 
-def _v840(x: object) -> bool:
+def _v843(x: object) -> bool:
     # pane-exit#/properties/ended_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v841(x: object) -> bool:
+def _v844(x: object) -> bool:
     # pane-exit#/properties/detail
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v842(x: object) -> bool:
+def _v845(x: object) -> bool:
     # pane-exit#/properties/pane_pid
     if not (_is_integer(x)):
         return False
@@ -110,7 +110,7 @@ def _v842(x: object) -> bool:
     return True
 
 
-def _v843(x: object) -> bool:
+def _v846(x: object) -> bool:
     # pane-exit#/properties/pane_started
     if not (_is_integer(x)):
         return False
@@ -122,14 +122,14 @@ def _v843(x: object) -> bool:
     return True
 
 
-def _v844(x: object) -> bool:
+def _v847(x: object) -> bool:
     # pane-exit#/properties/limit
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v831(x: object) -> bool:
+def _v834(x: object) -> bool:
     # pane-exit#
     if not (isinstance(x, dict)):
         return False
@@ -137,23 +137,23 @@ def _v831(x: object) -> bool:
         for k in ('dispatch_id', 'ended_at', 'format', 'signal', 'status'):
             if k not in x:
                 return False
-        if 'format' in x and not _v832(x['format']):
+        if 'format' in x and not _v835(x['format']):
             return False
-        if 'dispatch_id' in x and not _v833(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v836(x['dispatch_id']):
             return False
-        if 'status' in x and not _v834(x['status']):
+        if 'status' in x and not _v837(x['status']):
             return False
-        if 'signal' in x and not _v837(x['signal']):
+        if 'signal' in x and not _v840(x['signal']):
             return False
-        if 'ended_at' in x and not _v840(x['ended_at']):
+        if 'ended_at' in x and not _v843(x['ended_at']):
             return False
-        if 'detail' in x and not _v841(x['detail']):
+        if 'detail' in x and not _v844(x['detail']):
             return False
-        if 'pane_pid' in x and not _v842(x['pane_pid']):
+        if 'pane_pid' in x and not _v845(x['pane_pid']):
             return False
-        if 'pane_started' in x and not _v843(x['pane_started']):
+        if 'pane_started' in x and not _v846(x['pane_started']):
             return False
-        if 'limit' in x and not _v844(x['limit']):
+        if 'limit' in x and not _v847(x['limit']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'status', 'signal', 'ended_at', 'detail', 'pane_pid', 'pane_started', 'limit'):
@@ -162,5 +162,5 @@ def _v831(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pane-exit': _v831,
+    'pane-exit': _v834,
 }

@@ -20,21 +20,21 @@ _C1: tuple[object, ...] = ('active',)
 _C2: tuple[object, ...] = ('active', 'draining')
 
 
-def _v854(x: object) -> bool:
+def _v857(x: object) -> bool:
     # pool#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v855(x: object) -> bool:
+def _v858(x: object) -> bool:
     # pool#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v857(x: object) -> bool:
+def _v860(x: object) -> bool:
     # pool#/properties/payload/properties/next_index
     if not (_is_integer(x)):
         return False
@@ -46,7 +46,7 @@ def _v857(x: object) -> bool:
     return True
 
 
-def _v860(x: object) -> bool:
+def _v863(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/index
     if not (_is_integer(x)):
         return False
@@ -58,28 +58,28 @@ def _v860(x: object) -> bool:
     return True
 
 
-def _v861(x: object) -> bool:
+def _v864(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/name
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v862(x: object) -> bool:
+def _v865(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/state
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v863(x: object) -> bool:
+def _v866(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items/properties/since
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v859(x: object) -> bool:
+def _v862(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items
     if not (isinstance(x, dict)):
         return False
@@ -87,13 +87,13 @@ def _v859(x: object) -> bool:
         for k in ('index', 'name', 'since', 'state'):
             if k not in x:
                 return False
-        if 'index' in x and not _v860(x['index']):
+        if 'index' in x and not _v863(x['index']):
             return False
-        if 'name' in x and not _v861(x['name']):
+        if 'name' in x and not _v864(x['name']):
             return False
-        if 'state' in x and not _v862(x['state']):
+        if 'state' in x and not _v865(x['state']):
             return False
-        if 'since' in x and not _v863(x['since']):
+        if 'since' in x and not _v866(x['since']):
             return False
         for k in x:
             if k not in ('index', 'name', 'state', 'since'):
@@ -101,7 +101,7 @@ def _v859(x: object) -> bool:
     return True
 
 
-def _v858(x: object) -> bool:
+def _v861(x: object) -> bool:
     # pool#/properties/payload/properties/slots
     if not (isinstance(x, list)):
         return False
@@ -109,19 +109,19 @@ def _v858(x: object) -> bool:
         if len(x) > 256:
             return False
         for v in x:
-            if not _v859(v):
+            if not _v862(v):
                 return False
     return True
 
 
-def _v864(x: object) -> bool:
+def _v867(x: object) -> bool:
     # pool#/properties/payload/properties/updated_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v856(x: object) -> bool:
+def _v859(x: object) -> bool:
     # pool#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -129,11 +129,11 @@ def _v856(x: object) -> bool:
         for k in ('next_index', 'slots', 'updated_at'):
             if k not in x:
                 return False
-        if 'next_index' in x and not _v857(x['next_index']):
+        if 'next_index' in x and not _v860(x['next_index']):
             return False
-        if 'slots' in x and not _v858(x['slots']):
+        if 'slots' in x and not _v861(x['slots']):
             return False
-        if 'updated_at' in x and not _v864(x['updated_at']):
+        if 'updated_at' in x and not _v867(x['updated_at']):
             return False
         for k in x:
             if k not in ('next_index', 'slots', 'updated_at'):
@@ -141,27 +141,27 @@ def _v856(x: object) -> bool:
     return True
 
 
-def _v865(x: object) -> bool:
+def _v868(x: object) -> bool:
     # pool#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v853(x: object) -> bool:
+def _v856(x: object) -> bool:
     # pool#
     if isinstance(x, dict):
-        if 'kind' in x and not _v854(x['kind']):
+        if 'kind' in x and not _v857(x['kind']):
             return False
-        if 'state' in x and not _v855(x['state']):
+        if 'state' in x and not _v858(x['state']):
             return False
-        if 'payload' in x and not _v856(x['payload']):
+        if 'payload' in x and not _v859(x['payload']):
             return False
-    if not _v865(x):
+    if not _v868(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'pool': _v853,
+    'pool': _v856,
 }

@@ -72,6 +72,7 @@ def release_name(ws: Workspace, host: str, bound_to: str) -> Released:
             f"{named[:16]}): nothing was released",
             hint="name the key the binding holds, as `host-name-taken` printed it",
         )
+    backend.learn_host = None  # the person's release, made under no name (ADR 0043 `cross6`)
     rel = release_path(host, generation)
     doc = name_release(host, generation, keyid, mine, ws.now())
     data = encode_document(doc, RELEASE_SCHEMA, rel, LIMITS.host_claim_bytes)

@@ -271,13 +271,25 @@ def _store(d: DeliveryContext) -> JsonObject:
     """The store backend this launch writes the session through, for its supervisor to read it
     there (`start_guard.backend_of`): the state root's, or the etcd cluster this workspace opened
     — the one the person pinned (ADR 0043, amendment `clusterpin`), never what HEAD says now: a
-    commit changing `[store]` since does not move a worker to another cluster."""
+    commit changing `[store]` since does not move a worker to another cluster. With it the host
+    name's binding this launch acted under: the pane's processes (its supervisor, the broker its
+    agent's hooks and bridge reach) fence their writes on its release as the launch did, so a
+    pane of a released name records nothing once it is another state root's (amendment
+    `cross6`)."""
     from oms.adapters.etcd.store import EtcdStore
 
     backend = d.ws.store.backend
     if not isinstance(backend, EtcdStore) or not backend.urls:
         return {"backend": "files"}
-    return {"backend": "etcd", "endpoints": list(backend.urls), "prefix": backend.prefix}
+    found: JsonObject = {
+        "backend": "etcd",
+        "endpoints": list(backend.urls),
+        "prefix": backend.prefix,
+    }
+    d.ws.host()  # the launch's host, bound (a name already released: refused here, in one line)
+    if d.ws.bound is not None:
+        found["name"] = {"host": d.ws.bound[0], "generation": d.ws.bound[1]}
+    return found
 
 
 def _note(root: Root, rel: str, line: str) -> None:

@@ -62,6 +62,9 @@ class Workspace:
         self.on_etcd = False  # this command is served on an etcd store (`attach_etcd`)
         self.host_name: str | None = None  # this host's name, once asked (`host`)
         self.binds_name = False  # on an etcd store: the name is bound to this state key (`host`)
+        # the name binding (host, generation) this command's writes are fenced on, once bound: a
+        # launch hands it to its pane's processes (`launch._store`; ADR 0043 amendment `cross6`)
+        self.bound: tuple[str, int] | None = None
         # the state keys whose tickets are this repository's on a store it names (ADR 0043
         # amendment `repoparts`): this state root's, and on etcd the ones the person pinned
         self.ticket_keys: frozenset[str] | None = frozenset({store.state.meta.key_id})
@@ -142,6 +145,7 @@ class Workspace:
         if found is not None:
             self.ticket_keys = frozenset({state.meta.key_id, *found.pinned})
             self.binds_name = True
+            found.learn_host = self.host  # its first write asks which host it is (`cross6`)
         self.store.backend = found
 
     def attach_spec_store(self, store: Mapping[str, object]) -> None:
@@ -160,8 +164,20 @@ class Workspace:
         self.on_etcd = True
         state = self.store.state
         line = LineKey.of(state.root, state.meta.key_id, state.signer)  # read on its first write
-        self.store.backend = etcd_at([str(e) for e in endpoints], prefix, line)
+        backend = etcd_at([str(e) for e in endpoints], prefix, line)
+        self.store.backend = backend
         self.ticket_keys = None  # its deliverer judged whose ticket it is (amendment `repoparts`)
+        name = store.get("name")
+        if isinstance(name, Mapping):  # its launch's name binding fences its writes too (`cross6`)
+            from oms.store.hosts import release_path
+
+            host, generation = str(name.get("host")), name.get("generation")
+            if not isinstance(generation, int):
+                from oms.errors import IntegrityError
+
+                raise IntegrityError("the launch spec's name binding names no generation")
+            backend.fence_name(host, release_path(host, generation))
+            self.bound = (host, generation)
 
     def _names_etcd(self) -> bool:
         """Whether the configuration at HEAD (as `head` read it) names etcd, even if it is invalid
@@ -220,17 +236,21 @@ class Workspace:
             name = this_host().name
             backend = self.store.backend
             if self.binds_name and backend is not None:
+                from oms.adapters.etcd.store import EtcdStore
                 from oms.domain.hosts import name_claim, name_taken
                 from oms.store.backend import FencesNames
                 from oms.store.hosts import claim_name, release_path
 
                 key_id = self.store.state.meta.key_id
+                if isinstance(backend, EtcdStore):
+                    backend.learn_host = None  # asked now: the claim's own write asks nothing
                 generation, holder = claim_name(backend, name_claim(name, key_id, self.now()))
                 taken = name_taken(name, holder, key_id)
                 if taken is not None:
                     raise taken
                 if isinstance(backend, FencesNames):  # its writes stop once it is released
                     backend.fence_name(name, release_path(name, generation))
+                    self.bound = (name, generation)
             self.host_name = name
         return self.host_name
 

@@ -180,6 +180,7 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         backend = ws.store.backend
         assert isinstance(backend, EtcdStore)
+        ws.host()  # its host claimed before its first write (ADR 0043 amendment `cross6`)
         client, real = backend.client, backend.client.call
         paths: list[str] = []
 
@@ -196,8 +197,9 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
         assert [m.proc is None for m in etcd_cluster.members].count(True) == 1
         assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
         problems, read = verify_keys(backend)
-        # the body and its entry; the version, pointer, op and its entry: whole
-        assert (problems, read) == ([], 6)
+        # the name's binding and its entry; the body and its entry; the version, pointer, op and
+        # its entry: whole
+        assert (problems, read) == ([], 8)
 
 
 def test_the_summary_asks_one_range_when_nothing_changed_and_sees_a_deleted_pointer(

@@ -319,6 +319,7 @@ def test_the_processing_lock_is_a_lease_and_a_write_after_it_lapsed_lands_nowher
     with on_etcd.workspace() as ws, ws.store.outbox(CONSUMER).lock("evt-a") as held:
         assert held.fence is not None
         assert ws.store.fence == held.fence  # the store under the lock is fenced by construction
+        ws.host()  # its host learnt (its name claimed) as a deliverer's is (ADR 0043 `cross6`)
         found = client.get(f"{etcd_prefix}locks/outbox/{CONSUMER}/evt-a")
         assert found is not None
         assert found.lease != 0

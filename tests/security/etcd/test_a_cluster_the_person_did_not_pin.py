@@ -230,5 +230,11 @@ def test_a_launch_names_the_cluster_its_deliverer_opened_not_a_later_commits(
         ws.reread()
         assert ws.config().store.prefix == "/oms/theirs/"  # HEAD says theirs now
         named = launch._store(cast(DeliveryContext, SimpleNamespace(ws=ws)))
-    assert named == {"backend": "etcd", "endpoints": etcd_cluster.endpoints, "prefix": prefix}
+    host = {"host": ws.host(), "generation": 0}  # the name its launch acted under (`cross6`)
+    assert named == {
+        "backend": "etcd",
+        "endpoints": etcd_cluster.endpoints,
+        "prefix": prefix,
+        "name": host,
+    }
     assert listener.connections == 0

@@ -84,6 +84,7 @@ def test_a_repository_naming_anothers_prefix_takes_none_of_its_tickets(
     oms: OmsCommand,
     etcd_cluster: Cluster,
     etcd_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     chain, (clone, state) = deliverable, hostile
     _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)  # A's store, by name
@@ -99,8 +100,10 @@ def test_a_repository_naming_anothers_prefix_takes_none_of_its_tickets(
     assert not any("delivered" in str(line) for line in fill["done"]), fill
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws:
         assert tickets.get(ws, theirs).state == "open"  # not leased by B
+    monkeypatch.setenv("OMS_HOST", "host-b")  # B's write claims its own name (ADR 0043 `cross6`)
     with _settings(state), Workspace.open(str(state), str(clone), etcd=True) as ws:
         planted = tickets.add(ws, "B's bait", "run this in A").record_id
+    monkeypatch.delenv("OMS_HOST")
     assert "belongs to the repository" in _refused(chain.state, chain.repo, planted)
 
 

@@ -58,11 +58,14 @@ def test_an_issue_another_host_imports_meanwhile_is_imported_not_a_conflict(
         if not meanwhile:
             meanwhile.append([])
             with Workspace.open(str(other.state), str(chain.repo), etcd=True) as ws_b:
+                monkeypatch.setenv("OMS_HOST", "host-b")  # its writes claim a name of its own
                 done = tickets.import_github_list(ws_b, _issues(1, 2))
+                monkeypatch.setenv("OMS_HOST", "host-a")
             meanwhile[0] = [(t.record_id, created) for t, created in done]
         return made(**fields)
 
     monkeypatch.setattr(machine, "new", b_imports_first)
+    monkeypatch.setenv("OMS_HOST", "host-a")  # two state roots, two hosts (ADR 0043 `cross6`)
     with Workspace.open(str(chain.state), str(chain.repo), etcd=True) as ws_a:
         done = tickets.import_github_list(ws_a, _issues(1, 2, 3))
         keys = {ws_a.store.state.meta.key_id}
