@@ -19,7 +19,8 @@ every `gap` seconds or so, one of:
 - `storm`: the upstream answers its next requests with 429 (`retry-after`), a 429 storm.
 Then the conductor works until the fleet settles, and everything is counted (`Outcome`):
 - duplicate launches: an agent that found another agent of its dispatch or ticket alive (it takes
-  an exclusive lock on each at start), or two dispatches for one attempt of a ticket;
+  an exclusive lock on each at start), or two dispatches for one attempt of a ticket (but for one
+  cancelled before it was accepted: that attempt never launched, and is proposed again);
 - lost results: a result recorded (its agent was told `result-received`, or result evidence) that
   is not its dispatch's resolution and its ticket's end;
 - forwarded after the end: a request the upstream heard that its agent sent after its attempt ended
@@ -410,6 +411,14 @@ def _cancel(chaos: ChaosFleet, rng: random.Random) -> bool:
     return False
 
 
+def _never_accepted(dispatch: Record) -> bool:
+    """A dispatch cancelled before it was accepted (no delivery event): a provider put to rest or
+    a configuration fault found at its accept (ADR 0043, amendment `cross5`; ADR 0031). Its
+    attempt never launched, its ticket waits, and the same attempt is proposed again: a second
+    dispatch of that attempt is no second launch."""
+    return dispatch.state == "cancelled" and not dispatch.payload.get("delivery_event_id")
+
+
 def _dispatches(ws: Workspace) -> list[Record]:
     """Every dispatch, by ticket and attempt (the last of a ticket's is its latest)."""
     records = ws.store.records("dispatch")
@@ -506,11 +515,12 @@ def count(chaos: ChaosFleet, outcome: Outcome) -> None:
             outcome.dispatches += 1
             ticket_id = str(payload["ticket_id"])
             key = (ticket_id, payload["attempt"])
-            if key in seen:
-                outcome.duplicates.append(f"{ticket_id}: two dispatches for attempt {key[1]}")
-            seen[key] = dispatch_id
             log = _log(ws, str(payload["session_id"]))
             outcome.launches += log.count("agent started")
+            if not _never_accepted(d):  # (one never accepted left the attempt unlaunched)
+                if key in seen:
+                    outcome.duplicates.append(f"{ticket_id}: two dispatches for attempt {key[1]}")
+                seen[key] = dispatch_id
             outcome.duplicates += [
                 f"{dispatch_id}: {line}" for line in log.splitlines() if "DUPLICATE" in line
             ]
