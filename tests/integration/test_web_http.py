@@ -8,8 +8,8 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import pytest
 
@@ -28,21 +28,31 @@ def board(chain: Chain) -> Iterator[server.Board]:
     roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
     assert run("ticket", "add", "--title", TITLE, "--no-body", *roots).returncode == 0
 
-    @contextmanager
-    def opener() -> Iterator[Workspace]:
-        ws = Workspace.open(str(chain.state), str(chain.repo))
-        try:
-            yield ws
-        finally:
-            ws.close()
-
-    served = server.serve(0, opener)
+    served = server.serve(0, _opener(chain))
     thread = threading.Thread(target=served.serve_forever, daemon=True)
     thread.start()
     yield served
     served.shutdown()
     served.server_close()
     thread.join()
+
+
+def _opener(
+    chain: Chain, before: Callable[[], None] = lambda: None
+) -> Callable[[], AbstractContextManager[Workspace]]:
+    """The chain's workspace opened per use, as `oms web` opens one; `before` runs first each
+    time (a test counts the openings, or makes one fail)."""
+
+    @contextmanager
+    def opener() -> Iterator[Workspace]:
+        before()
+        ws = Workspace.open(str(chain.state), str(chain.repo))
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+    return opener
 
 
 def get(
@@ -146,17 +156,7 @@ def test_an_idle_boards_look_opens_no_workspace(chain: Chain) -> None:
     through one workspace kept for it: on a cluster an opening reads the commit and the pin, 0.1 s
     under load, which every look cost before. A board read still opens its own, each time."""
     opened: list[str] = []
-
-    @contextmanager
-    def opener() -> Iterator[Workspace]:
-        opened.append("ws")
-        ws = Workspace.open(str(chain.state), str(chain.repo))
-        try:
-            yield ws
-        finally:
-            ws.close()
-
-    served = server.Board(0, opener)
+    served = server.Board(0, _opener(chain, lambda: opened.append("ws")))
     try:
         first = served.current()
         assert first[0] == 200, first
@@ -175,17 +175,11 @@ def test_a_workspace_that_cannot_open_is_the_boards_answer_not_a_dead_watcher(
     again; it used to end the watcher with a traceback on the person's terminal."""
     failing = [True]
 
-    @contextmanager
-    def opener() -> Iterator[Workspace]:
+    def unreachable() -> None:
         if failing[0]:
             raise EtcdUnavailableError("etcd: no member of the cluster answers")
-        ws = Workspace.open(str(chain.state), str(chain.repo))
-        try:
-            yield ws
-        finally:
-            ws.close()
 
-    served = server.Board(0, opener)
+    served = server.Board(0, _opener(chain, unreachable))
     try:
         code, data = served.current()
         assert code == 409, data
