@@ -261,8 +261,9 @@ class Broker:
                 self._queue(conn, *session.oversized())
             elif line.strip():
                 self._answer_line(conn, session, line)
-            if conn in self.conns and len(conn.outbuf) > self.limits.out_cap:
-                return
+            if len(conn.outbuf) > self.limits.out_cap:
+                self._overflow(conn)  # now, before this turn writes any of it (the rest would
+                return  # wait in `inbuf` with nothing left to wake it)
 
     def _answer_line(self, conn: _Conn, session: BridgeSession, line: bytes) -> None:
         self.served += 1
@@ -284,8 +285,7 @@ class Broker:
 
     def _settle(self, conn: _Conn) -> None:
         if len(conn.outbuf) > self.limits.out_cap:
-            self.log("dropped a connection that does not read its answers")
-            self._drop(conn)
+            self._overflow(conn)
             return
         if conn.closing and not conn.outbuf:
             self._drop(conn)
@@ -306,6 +306,11 @@ class Broker:
         elif want != conn.events:
             conn.events = want
             self.sel.modify(conn.sock, want, conn)
+
+    def _overflow(self, conn: _Conn) -> None:
+        """More than `out_cap` bytes of answers wait for `conn`: it does not read them."""
+        self.log("dropped a connection that does not read its answers")
+        self._drop(conn)
 
     def _drop(self, conn: _Conn) -> None:
         self.conns.discard(conn)
