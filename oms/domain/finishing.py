@@ -149,14 +149,16 @@ class TicketParts:
     ended_ms: int  # its latest version's time (ms)
     dispatches: tuple[tuple[str, str], ...] = ()  # (id, state)
     workers: tuple[tuple[str, str], ...] = ()  # (id, health)
-    sessions: tuple[tuple[str, str], ...] = ()  # (id, state)
+    sessions: tuple[tuple[str, str, str], ...] = ()  # (id, state, dispatch id)
     registered_panes: tuple[str, ...] = ()  # dispatch ids whose pane registry is still there
     worktree: str | None = None  # the worktree's path while it is still there
+    gone: tuple[str, ...] = ()  # dispatch ids whose worker ran on a host gone for good: ended
 
 
 def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str | None:
     """Why a ticket's records may not be compacted yet (None: they may). Only a ticket that ended at
-    least `after_days` ago, every part of it ended, no pane registered, its worktree gone."""
+    least `after_days` ago, every part of it ended, no pane registered, its worktree gone. A worker
+    (and its sessions) of a host gone for good ended with that host: nothing can stop it now."""
     if after_days <= 0:
         return "compaction is off ([retention] compact_after_days = 0)"
     if parts.state not in ENDED_TICKET:
@@ -169,10 +171,10 @@ def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str 
         if state not in ENDED_DISPATCH:
             return f"dispatch {did} is {state}"
     for wid, health in parts.workers:
-        if health != "stopped":
+        if health != "stopped" and wid not in parts.gone:
             return f"worker {wid} is {health}"
-    for sid, state in parts.sessions:
-        if state != "stopped":
+    for sid, state, did in parts.sessions:
+        if state != "stopped" and did not in parts.gone:
             return f"session {sid} is {state}"
     if parts.registered_panes:
         return (

@@ -26,7 +26,7 @@ from oms.store.events import EVENTS_DIR
 from oms.store.evidence import EVIDENCE_DIR
 from oms.store.hosts import current_name, name_path
 from oms.store.outbox import OUTBOX_DIR, RECEIPT_SUFFIX
-from oms.store.payloads import worker_payload
+from oms.store.payloads import session_payload, worker_payload
 
 
 class Parts:
@@ -121,11 +121,27 @@ class Parts:
             ended_ms=parse_ts(ticket.observed_at),
             dispatches=dispatches,
             workers=tuple((r.record_id, worker_payload(r)["health"]) for r in recs["worker"]),
-            sessions=tuple((r.record_id, r.state) for r in recs["session"]),
+            sessions=tuple(
+                (r.record_id, r.state, session_payload(r)["dispatch_id"]) for r in recs["session"]
+            ),
             registered_panes=tuple(
                 d for d, _ in dispatches if self.root.exists(panefiles.registry_path(d))
             ),
             worktree=path if os.path.lexists(path) else None,
+            gone=self._gone_workers(ticket.record_id),
+        )
+
+    def _gone_workers(self, ticket_id: str) -> tuple[str, ...]:
+        """The ticket's workers (by dispatch id) that ran on a host gone for good: no conductor
+        will ever stop them, and their panes went with that host (a gone host's worker left
+        running kept its ticket from compaction for ever)."""
+        me = self.ws.host() if self.cluster is not None else ""
+        return tuple(
+            worker.record_id
+            for worker in self.records[ticket_id]["worker"]
+            if self.cluster is not None
+            and (host := hosts.host_of(worker_payload(worker), me)) != me
+            and self.gone(host)
         )
 
     def files(self) -> dict[str, list[str]]:

@@ -10,6 +10,7 @@ the lock keys no lease holds. Each was refused on a cluster before ("is served o
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from typing import Any
 
@@ -49,9 +50,10 @@ def _json(done: subprocess.CompletedProcess[str], code: int = 0) -> dict[str, An
     return view
 
 
-def _ended(chain: EtcdChain, oms: OmsCommand) -> tuple[str, str]:
+def _ended(chain: EtcdChain, oms: OmsCommand, *, stop: bool = True) -> tuple[str, str]:
     """A ticket whose command worker's result was verified and merged on the cluster, its worker
-    stopped, its worktree removed by `oms worktree gc`: (ticket id, dispatch id)."""
+    stopped, its worktree removed by `oms worktree gc`: (ticket id, dispatch id). With `stop`
+    False its worker is never stopped and its worktree vanishes with its host's disk."""
     chain.edit_config(
         lambda s: (
             s.replace("[worktrees]\n", "[worktrees]\ngc_after_days = 0\n", 1)
@@ -71,6 +73,9 @@ def _ended(chain: EtcdChain, oms: OmsCommand) -> tuple[str, str]:
         assert said["message"].startswith(f"the worktree of {ticket_id} is on host "), said
     _json(oms.run("result", "verify", dispatch_id, "--json", *where))
     _json(oms.run("result", "merge", dispatch_id, "--json", *where))
+    if not stop:
+        shutil.rmtree(worktree)
+        return ticket_id, dispatch_id
     _json(oms.run("worker", "stop", dispatch_id, "--json", *where))
     with chain.workspace() as ws:  # a fill of its next attempt on host b is not refused its own
         ws.host_name = "host-b"

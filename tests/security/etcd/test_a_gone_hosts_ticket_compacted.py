@@ -28,14 +28,17 @@ __all__ = ["client", "on_etcd"]
 
 
 @pytest.mark.cli
+@pytest.mark.parametrize("stopped", [True, False], ids=["worker-stopped", "worker-left-running"])
 def test_a_ticket_of_a_host_gone_for_good_is_compacted_once_its_name_is_released(
-    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str, stopped: bool
 ) -> None:
     """Host a's ended ticket, due; host b's compaction keeps it ("compact it there") while host
     a's name is bound (each host pins the other's key); the person releases host a's name on
     host b; host b's next compaction
-    compacts it, the archive a key, its members gone, host b's verifies clean."""
-    ticket_id, dispatch_id = _ended(on_etcd, oms)
+    compacts it, the archive a key, its members gone, host b's verifies clean. Host a may have
+    gone with its worker still running (its disk, and the worktree, gone with it): nothing can
+    stop that worker now, so it ended with its host; it held the ticket back for ever."""
+    ticket_id, dispatch_id = _ended(on_etcd, oms, stop=stopped)
     with on_etcd.workspace() as ws:
         lost = str(ws.store.records("worker").read(dispatch_id).payload["host"])
     with Store.open(str(on_etcd.state)) as store:

@@ -1,6 +1,6 @@
 """`finishing.compaction_blocker`: a ticket's records are compacted only when it ended long enough
 ago and every part of it ended, no pane is registered and its worktree is gone (property: None
-exactly then)."""
+exactly then). A worker of a host gone for good, and its sessions, ended with that host."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ SESSION = st.sampled_from(["running", "parked", "stalled", "stopped"])
     st.lists(SESSION, max_size=3),
     st.booleans(),
     st.booleans(),
+    st.sets(st.sampled_from(["d0", "d1", "d2"])),
 )
 def test_compacted_exactly_when_everything_ended(
     state: str,
@@ -37,6 +38,7 @@ def test_compacted_exactly_when_everything_ended(
     sessions: list[str],
     pane: bool,
     worktree: bool,
+    gone: set[str],
 ) -> None:
     now = 200 * DAY_MS
     parts = TicketParts(
@@ -44,17 +46,18 @@ def test_compacted_exactly_when_everything_ended(
         ended_ms=now - age_ms,
         dispatches=tuple((f"d{i}", s) for i, s in enumerate(dispatches)),
         workers=tuple((f"d{i}", h) for i, h in enumerate(workers)),
-        sessions=tuple((f"s{i}", s) for i, s in enumerate(sessions)),
+        sessions=tuple((f"s{i}", s, f"d{i}") for i, s in enumerate(sessions)),
         registered_panes=("d0",) if pane else (),
         worktree="/w/t" if worktree else None,
+        gone=tuple(sorted(gone)),
     )
     expected = (
         after > 0
         and state in ("done", "blocked")
         and age_ms >= after * DAY_MS
         and all(s in finishing.ENDED_DISPATCH for s in dispatches)
-        and all(h == "stopped" for h in workers)
-        and all(s == "stopped" for s in sessions)
+        and all(h == "stopped" or f"d{i}" in gone for i, h in enumerate(workers))
+        and all(s == "stopped" or f"d{i}" in gone for i, s in enumerate(sessions))
         and not pane
         and not worktree
     )
