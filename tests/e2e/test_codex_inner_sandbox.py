@@ -109,15 +109,19 @@ def test_the_same_probe_without_codexs_sandbox_may_write_its_home(base: Path) ->
     assert "home-WRITABLE" in done.stdout
 
 
-def test_without_oms_a_codex_home_under_tmp_breaks_codexs_sandbox(tmp_path: Path) -> None:
-    """The control: the failure mode oms's `/oms/home` avoids (ADR 0012 "Decision 4")."""
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(tmp_path)}
+def test_without_oms_a_codex_home_under_tmp_breaks_codexs_sandbox() -> None:
+    """The control: the failure mode oms's `/oms/home` avoids (ADR 0012 "Decision 4"). Run with a
+    private `/tmp` (a bubblewrap of the whole host but that): Codex's workspace-write sandbox binds
+    `/tmp` writable and makes empty mount targets in it (`.git`, `.codex`, `.agents`, `.aws`) while
+    its command runs, so on the host's `/tmp` it made every test beside it run in a repository for
+    a moment ("state root … is inside the git worktree /tmp", seen in CI)."""
+    script = (
+        "mkdir /tmp/codex-home /tmp/w && cd /tmp/w && CODEX_HOME=/tmp/codex-home HOME=/tmp "
+        """exec codex sandbox -c 'sandbox_mode="workspace-write"' -- sh -c 'echo ran'"""
+    )
     done = subprocess.run(
-        ["codex", "sandbox", "-c", 'sandbox_mode="workspace-write"', "--", "sh", "-c", "echo ran"],
-        cwd=tmp_path,
-        env=env,
+        [bwrap.locate(), "--dev-bind", "/", "/", "--tmpfs", "/tmp", "--", "sh", "-c", script],
+        env=os.environ,
         capture_output=True,
         text=True,
         timeout=120,
