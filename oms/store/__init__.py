@@ -321,7 +321,9 @@ class Store:
         if seq == 0:
             return None
         signer = self.state.signer()
-        doc = keys_checkpoint.sign(signer, meta.key_id, seq, head, chain.folder, cluster)
+        doc = keys_checkpoint.sign(
+            signer, meta.key_id, seq, head, chain.folder, cluster, chain.first()
+        )
         why = anchor.advance(self.state.root, signer, meta.key_id, doc, chain=chain)
         return doc, why
 

@@ -1,14 +1,18 @@
 """A checkpoint of a backend's own ledger (an etcd store's keys; ADR 0043, amendment `rest`).
 
-`{"format": "oms-etcd-checkpoint-v1", "seq", "head", "store", "cluster", "at", "keyid", "sig"}`:
-the entry `ledger/<seq>` of the keys' chain and the sha256 of its bytes, the store it is of
-(`store`: the chain's anchor folder, named by the store's prefix) and the cluster that answered
-(`cluster`: its id, which a restore on the same members keeps), signed by this host's state key
-over the canonical `{"at", "cluster", "head", "seq", "store"}` (the state root's checkpoints are
-`ledger_check.py`'s). It is kept where the anchor is (`<anchors>/<key id>/<chain>/`, outside the
-cluster and the state root: `anchor.advance` moves it there) and, with `--export`, where a person
-puts it. `check` refuses one of another host (its key id), another store (its prefix) or another
-cluster (its id) before it is read against the chain: those are not rollbacks."""
+`{"format": "oms-etcd-checkpoint-v1", "seq", "head", "first", "store", "cluster", "at", "keyid",
+"sig"}`: the entry `ledger/<seq>` of the keys' chain and the sha256 of its bytes, the sha256 of its
+entry 1 (`first`: which ledger it is, wherever it is served), the store it is of (`store`: the
+chain's anchor folder, named by the store's prefix) and the cluster that answered (`cluster`: its
+id, which a restore on the same members keeps and one under a new `--initial-cluster-token`
+changes), signed by this host's state key over the canonical `{"at", "cluster", "first", "head",
+"seq", "store"}` (without `first` in checkpoints written before it; the state root's checkpoints
+are `ledger_check.py`'s). It is kept where the anchor is (`<anchors>/<key id>/<chain>/`, outside
+the cluster and the state root: `anchor.advance` moves it there) and, with `--export`, where a
+person puts it. `check` refuses one of another host (its key id) or another store (its prefix)
+before it is read against the chain, and one of another cluster unless the chain here is its
+ledger: one that holds its entry (the ledger served by a new cluster, whole), or its entry 1 (the
+ledger restored on a new cluster from an earlier snapshot: a rollback, named as one)."""
 
 from __future__ import annotations
 
@@ -34,6 +38,10 @@ class Headed(Chain, Protocol):
         """(seq, sha256, cluster id) of its last entry, checked (seq 0: none)."""
         ...
 
+    def first(self) -> str | None:
+        """The sha256 of its entry 1's bytes (None: none yet). One read."""
+        ...
+
     def moved(self) -> int:
         """A number that changes whenever any writer adds an entry (0: none): one read, nothing
         checked (what `oms web` watches)."""
@@ -50,13 +58,27 @@ def is_one(data: bytes) -> bool:
 
 
 def sign(
-    signer: keys.SigningKey, key_id: str, seq: int, head: str, store: str, cluster: str
+    signer: keys.SigningKey,
+    key_id: str,
+    seq: int,
+    head: str,
+    store: str,
+    cluster: str,
+    first: str | None = None,
 ) -> JsonObject:
-    """A checkpoint of entry `seq` (hash `head`) of `store` on `cluster`, signed now."""
+    """A checkpoint of entry `seq` (hash `head`) of `store` on `cluster`, whose entry 1 hashes to
+    `first`, signed now."""
     doc: JsonObject = {"at": ledger_now(), "cluster": cluster, "head": head, "seq": seq}
+    if first is not None:
+        doc["first"] = first
     doc = {"format": FORMAT, **doc, "store": store, "keyid": key_id}
-    doc["sig"] = keys.b64encode(signer.sign(PAYLOAD_TYPE, dumps({k: doc[k] for k in _SIGNED})))
+    doc["sig"] = keys.b64encode(signer.sign(PAYLOAD_TYPE, dumps(_signed(doc))))
     return doc
+
+
+def _signed(doc: JsonObject) -> JsonObject:
+    """What the signature covers (`first` when the checkpoint names it)."""
+    return {k: doc[k] for k in (*_SIGNED, "first") if k in _SIGNED or k in doc}
 
 
 def check(data: bytes, public_raw: bytes, key_id: str, chain: Headed, where: str) -> str | None:
@@ -69,9 +91,12 @@ def check(data: bytes, public_raw: bytes, key_id: str, chain: Headed, where: str
         seq, head, store, cluster, at = (doc[k] for k in ("seq", "head", "store", "cluster", "at"))
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
             raise TypeError("not a checkpoint")
+        first = doc.get("first")
         if not all(isinstance(v, str) for v in (head, store, cluster, at, doc["sig"])):
             raise TypeError("not a checkpoint")
-        signed = dumps({k: doc[k] for k in _SIGNED})
+        if first is not None and not isinstance(first, str):
+            raise TypeError("not a checkpoint")
+        signed = dumps(_signed(doc))
         if doc.get("keyid") != key_id:
             raise SignatureError(
                 f"{where}: signed by another state key ({str(doc.get('keyid'))[:16]}…, this host's "
@@ -85,18 +110,22 @@ def check(data: bytes, public_raw: bytes, key_id: str, chain: Headed, where: str
     if store != chain.folder:
         return f"{where}: a checkpoint of another etcd store (another prefix), not {chain.what}"
     ends, _, here = chain.head()
-    if cluster != here:
-        return (
-            f"{where}: a checkpoint of another etcd cluster (id {cluster}; this one is {here}), "
-            f"not of {chain.what} here"
-        )
     if chain.holds(seq, head):
-        return None
+        return None  # (on a new cluster too: the ledger it names is served here, whole)
+    moved = ""
+    if cluster != here:
+        if first is None or not chain.holds(1, first):
+            return (
+                f"{where}: a checkpoint of another etcd cluster (id {cluster}; this one is "
+                f"{here}), not of {chain.what} here"
+            )
+        moved = f" (restored on a new cluster: id {here}, the checkpoint's {cluster})"
     how = (
         f"the ledger ends at entry {ends}"
         if ends < seq
         else f"its entry {seq} is another one (rewritten after it)"
     )
     return (
-        f"{where} (written {at}) names ledger entry {seq}, but {how}: {chain.what} was rolled back"
+        f"{where} (written {at}) names ledger entry {seq}, but {how}: {chain.what} was rolled "
+        f"back{moved}"
     )

@@ -528,6 +528,11 @@ class KeysChain:
         head = self.store._head_of([] if found is None else [found])
         return (0, ledger.GENESIS, cluster) if head is None else (head.seq, head.digest, cluster)
 
+    def first(self) -> str | None:
+        """The sha256 of `ledger/1`'s bytes (None: no entry yet). One read."""
+        found = self.store.client.get(self.store.key(ledger.entry_name(1)))
+        return None if found is None else hashlib.sha256(found.value).hexdigest()
+
     def moved(self) -> int:
         """The mod revision of the last `ledger/` key (0: none): it moves with every write of
         every host. One read, nothing checked."""

@@ -37,9 +37,10 @@ def _etcdctl(*args: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _restore(cluster: Cluster, snapshot: Path) -> None:
+def _restore(cluster: Cluster, snapshot: Path, token: str) -> None:
     """Stop every member and start each again from `snapshot` (`etcdctl snapshot restore`, with
-    the cluster's names, peer URLs and token: the same cluster, as it was when it was taken)."""
+    the cluster's names and peer URLs; under the cluster's own token, the same cluster as it was
+    when it was taken; under another, the same data served by a new cluster id)."""
     cluster.stop()
     for member in cluster.members:
         shutil.rmtree(member.data_dir)
@@ -52,7 +53,7 @@ def _restore(cluster: Cluster, snapshot: Path) -> None:
             "--initial-cluster",
             cluster.initial,
             "--initial-cluster-token",
-            cluster.token,
+            token,
             "--initial-advertise-peer-urls",
             member.peer_url,
             "--data-dir",
@@ -76,9 +77,12 @@ def own_cluster(tmp_path: Path) -> Iterator[Cluster]:
 
 
 @pytest.mark.cli
+@pytest.mark.parametrize("token", ["same-token", "new-token"])
 def test_a_cluster_restored_from_an_earlier_snapshot_is_named_by_its_checkpoint(
-    chain: Chain, oms: OmsCommand, own_cluster: Cluster, tmp_path: Path
+    chain: Chain, oms: OmsCommand, own_cluster: Cluster, tmp_path: Path, token: str
 ) -> None:
+    """Restored as it was, or under a new `--initial-cluster-token` (a new cluster id, the same
+    ledger: named a rollback, not "another cluster")."""
     cluster = own_cluster
     _use_etcd(chain, cluster.endpoints, "/oms/rest/")
     for title in ("First", "Second"):
@@ -99,7 +103,7 @@ def test_a_cluster_restored_from_an_earlier_snapshot_is_named_by_its_checkpoint(
     code, out = _oms(oms, chain, "audit", "verify", "--checkpoint", str(exported))
     assert code == 0, out
 
-    _restore(cluster, snapshot)
+    _restore(cluster, snapshot, cluster.token if token == "same-token" else "oms-restored")
     anchors = Path(os.environ["OMS_ANCHOR_DIR"])
     aside = tmp_path / "anchors-aside"
     anchors.rename(aside)  # the checkpoint alone names it: the anchor is not there
@@ -110,6 +114,7 @@ def test_a_cluster_restored_from_an_earlier_snapshot_is_named_by_its_checkpoint(
         assert code == 1, out
         assert "the exported checkpoint" in out, out
         assert "the etcd store under /oms/rest/ was rolled back" in out, out
+        assert ("restored on a new cluster" in out) == (token == "new-token"), out
         assert "the cluster's newer snapshot" in out, out
     finally:
         aside.rename(anchors)
@@ -142,3 +147,23 @@ def test_adopt_says_in_one_line_why_it_means_nothing_on_a_cluster(
     assert code == 1, out
     doc = json.loads(out.splitlines()[0])
     assert "every key is created with its ledger entry" in doc["message"], doc
+
+
+@pytest.mark.cli
+def test_a_ledger_served_whole_by_a_new_cluster_still_holds_its_checkpoint(
+    chain: Chain, oms: OmsCommand, own_cluster: Cluster, tmp_path: Path
+) -> None:
+    """A snapshot taken after the checkpoint, restored under a new `--initial-cluster-token` (a
+    new cluster id): the ledger the checkpoint names is here whole, so it holds (it was refused
+    as "another cluster")."""
+    _use_etcd(chain, own_cluster.endpoints, "/oms/moved/")
+    code, out = _oms(oms, chain, "ticket", "add", "--title", "First", "--no-body")
+    assert code == 0, out
+    exported = tmp_path / "checkpoint.json"
+    code, out = _oms(oms, chain, "audit", "checkpoint", "--export", str(exported), "--json")
+    assert code == 0, out
+    snapshot = tmp_path / "after.db"
+    _etcdctl("--endpoints", own_cluster.endpoints[0], "snapshot", "save", str(snapshot))
+    _restore(own_cluster, snapshot, "oms-moved")
+    code, out = _oms(oms, chain, "audit", "verify", "--checkpoint", str(exported))
+    assert code == 0, out
