@@ -550,9 +550,10 @@ def web(
     config_root_: ConfigRootOpt = None,
 ) -> None:
     """Serve a board in the browser on 127.0.0.1 until Ctrl-C: the queue, the pool, the workers,
-    results and the audit log, updated live; its buttons verify, merge or request changes of a
-    result, cancel a dispatch and send a worker a message, as you (your login name). It prints the
-    URL to open, with the random token every request must carry. A server, so no --json.
+    results and the audit log, updated live; its buttons approve or reject a dispatch that waits
+    for a person, verify, merge or request changes of a result, cancel a dispatch and send a worker
+    a message, as you (your login name). It prints the URL to open, with the random token every
+    request must carry. A server, so no --json.
 
     Examples:
 

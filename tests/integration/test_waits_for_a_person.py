@@ -10,7 +10,9 @@ line."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,13 @@ from oms.domain.status_reason import awaits_approval
 from oms.services.admin.status import snapshot
 from oms.services.chain import dispatches
 from oms.services.conductor import pool
+from oms.services.web import server
 from oms.services.web.board import board
+from oms.services.workspace import Workspace
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand, eventually
 from tests.integration.test_notify import RECORD
+from tests.integration.test_web_actions import _act
 
 ROLE = "oms.command-executor"
 WAIT = 45  # [pool] approval_wait_minutes
@@ -194,3 +199,82 @@ def test_a_wait_for_a_person_is_notified_once(
     assert doc["reason"] == awaits_approval(dispatch_id, ROLE)
     again = next(p for p in fleet.tick().phases if p.name == "notify")
     assert again.done == []  # once: the same version is not notified again
+
+
+@contextmanager
+def _board_of(fleet: Fleet) -> Iterator[server.Board]:
+    """`oms web` on the fleet's state, its actions recorded as Ann's."""
+
+    @contextmanager
+    def opener() -> Iterator[Workspace]:
+        with fleet.workspace() as ws:
+            yield ws
+
+    served = server.serve(0, opener, person="Ann")
+    thread = threading.Thread(target=served.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield served
+    finally:
+        served.shutdown()
+        served.server_close()
+        thread.join()
+
+
+def _queue(fleet: Fleet) -> list[tuple[object, object]]:
+    """The board's queue: each ticket and the dispatch of it that waits for a person."""
+    with fleet.workspace() as ws:
+        rows = board(ws)["queue"]
+    assert isinstance(rows, list)
+    return [(r["id"], r["awaiting"]) for r in rows if isinstance(r, dict)]
+
+
+def test_a_person_approves_the_waiting_dispatch_from_the_board(fleet: Fleet) -> None:
+    """The board's queue row names the dispatch that waits; its `approve` is Ann's approval of
+    that dispatch (the command's service, its evidence), and the next tick accepts and launches
+    it. An approve of it then is refused as the command refuses it."""
+    ticket_id, dispatch_id = _waiting(fleet)
+    assert _queue(fleet) == [(ticket_id, dispatch_id)]
+    with _board_of(fleet) as served:
+        code, said = _act(served, "approve", dispatch_id, "looks right")
+        assert code == 200, said
+        assert isinstance(said, dict), said
+        assert said["said"] == (
+            f"{dispatch_id} approved by Ann: the next tick accepts and delivers it"
+        ), said
+    with fleet.workspace() as ws:
+        ref = ws.store.records("dispatch").read(dispatch_id).payload["approval_evidence"]
+        evidence = ws.store.evidence.get(str(ref))
+    assert (evidence.kind, evidence.body["producer"]) == ("human-approval", "human")
+    said_by = evidence.body["payload"]
+    assert isinstance(said_by, dict)
+    assert (said_by["dispatch_id"], said_by["person"], said_by["rationale"]) == (
+        dispatch_id,
+        "Ann",
+        "looks right",
+    )
+    fleet.tick()
+    with fleet.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch_id).state != "proposed"
+        assert ws.store.records("worker").read_if_exists(dispatch_id) is not None  # launched
+    assert _queue(fleet) == [(ticket_id, None)]
+    with _board_of(fleet) as served:
+        code, late = _act(served, "approve", dispatch_id)
+    assert code == 409, late
+    assert isinstance(late, dict), late
+    assert late["error"] == "dispatch cannot approve from state accepted", late
+
+
+def test_a_person_rejects_the_waiting_dispatch_from_the_board(fleet: Fleet) -> None:
+    """`reject` from the board ends that dispatch with the person's words; nothing launches."""
+    _, dispatch_id = _waiting(fleet)
+    with _board_of(fleet) as served:
+        code, said = _act(served, "reject", dispatch_id)
+        assert code == 200, said
+    with fleet.workspace() as ws:
+        rejected = ws.store.records("dispatch").read(dispatch_id)
+        assert ws.store.records("worker").read_if_exists(dispatch_id) is None
+    assert (rejected.state, rejected.payload["reason"]) == (
+        "rejected",
+        "rejected from oms web by Ann",
+    )

@@ -128,7 +128,18 @@ def _blocked(chain: Chain) -> str:
 
 @pytest.mark.parametrize(
     "action",
-    ["verify", "merge", "request-changes", "cancel", "send", "stop", "resume", "reopen"],
+    [
+        "approve",
+        "reject",
+        "verify",
+        "merge",
+        "request-changes",
+        "cancel",
+        "send",
+        "stop",
+        "resume",
+        "reopen",
+    ],
 )
 def test_each_action_is_refused_without_each_part_of_its_csrf_proof(
     chain: Chain, result: str, action: str

@@ -1,9 +1,10 @@
-"""What a person may do from `oms web`'s board (ADR 0041, amended): verify and merge a result,
-request changes of it, cancel a dispatch, send a worker a message, stop a worker, resume a parked
-one, reopen a blocked (or quarantined) ticket. Each calls the very service its command calls (`oms
-result verify|merge|request-changes`, `oms dispatch cancel`, `oms worker send|stop|resume`, `oms
-ticket reopen`), after the same handle resolution, so a check the command makes the board makes
-too; the answer is what the command's `--json` says. A verify runs in a thread of its own
+"""What a person may do from `oms web`'s board (ADR 0041, amended): approve or reject a dispatch
+that waits for a person, verify and merge a result, request changes of it, cancel a dispatch, send
+a worker a message, stop a worker, resume a parked one, reopen a blocked (or quarantined) ticket.
+Each calls the very service its command calls (`oms dispatch approve|reject|cancel`, `oms result
+verify|merge|request-changes`, `oms worker send|stop|resume`, `oms ticket reopen`), after the same
+handle resolution, so a check the command makes the board makes too; the answer is what the
+command's `--json` says. A verify runs in a thread of its own
 (`Verifies`): the board goes on answering and streaming while the checks run, and shows the
 outcome when they end."""
 
@@ -24,6 +25,8 @@ from oms.services.finishing import finish, review, verify
 from oms.services.workspace import Workspace
 from oms.store.payloads import ticket_payload
 
+APPROVE_RATIONALE = "approved from oms web"
+REJECT_REASON = "rejected from oms web"
 CANCEL_REASON = "cancelled from oms web"
 STOP_REASON = "stopped from oms web"
 REOPEN_REASON = "a person reopened it"  # `oms ticket reopen`'s own default
@@ -198,6 +201,24 @@ def _request_changes(ws: Workspace, ask: Ask) -> JsonObject:
     }
 
 
+def _approve(ws: Workspace, ask: Ask) -> JsonObject:
+    dispatch = handles.dispatch(ws, ask.handle)
+    rec, _ = dispatches.approve(
+        ws, dispatch, person=ask.person, rationale=ask.text or APPROVE_RATIONALE
+    )
+    return {
+        "dispatch_id": dispatch,
+        "state": rec.state,
+        "said": f"{dispatch} approved by {ask.person}: the next tick accepts and delivers it",
+    }
+
+
+def _reject(ws: Workspace, ask: Ask) -> JsonObject:
+    dispatch = handles.dispatch(ws, ask.handle)
+    rec = dispatches.reject(ws, dispatch, ask.text or f"{REJECT_REASON} by {ask.person}")
+    return {"dispatch_id": dispatch, "state": rec.state, "said": f"{dispatch} is {rec.state}"}
+
+
 def _cancel(ws: Workspace, ask: Ask) -> JsonObject:
     dispatch = handles.dispatch(ws, ask.handle)
     rec = dispatches.cancel(ws, dispatch, ask.text or CANCEL_REASON)
@@ -235,6 +256,8 @@ def _reopen(ws: Workspace, ask: Ask) -> JsonObject:
 
 
 ACTIONS: dict[str, Callable[[Workspace, Ask], JsonObject]] = {  # verify: `Verifies.start`
+    "approve": _approve,
+    "reject": _reject,
     "merge": _merge,
     "request-changes": _request_changes,
     "cancel": _cancel,

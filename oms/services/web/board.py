@@ -54,6 +54,11 @@ def board(ws: Workspace) -> JsonObject:
     reasons = Snapshot(
         shown, snap.dispatches, snap.workers, [], [], awaiting=snap.awaiting
     ).reasons(now)
+    awaiting = {  # ticket id -> its dispatch that waits for a person's approval
+        dispatch_payload(d)["ticket_id"]: d.record_id
+        for d in snap.dispatches
+        if d.record_id in snap.awaiting
+    }
     queue: list[Json] = [
         {
             "id": t.record_id,
@@ -61,6 +66,7 @@ def board(ws: Workspace) -> JsonObject:
             "title": titles[t.record_id],
             "worker_id": ticket_payload(t)["worker_id"],
             "reason": reasons.get(t.record_id, ""),
+            "awaiting": awaiting.get(t.record_id),
         }
         for t in shown
     ]

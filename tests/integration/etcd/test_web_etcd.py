@@ -21,14 +21,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from oms.adapters.etcd.client import Etcd
 from oms.services.chain import tickets
 from oms.services.web import board
 from oms.services.workspace import Workspace
 from tests.browser import CHROMIUM, Browser
-from tests.chain import Chain
+from tests.chain import Chain, use_demo_worker
 from tests.etcd_cluster import Cluster
 from tests.helpers import OmsCommand, scaled
 from tests.integration.etcd.test_commands_cli import _oms, _use_etcd
+from tests.integration.etcd.test_hand_etcd import _needs_person
 
 
 class _Served:
@@ -53,8 +55,13 @@ class _Served:
         return conn.getresponse()
 
     def board(self) -> dict[str, object]:
-        answer = self.get(f"/api/board?t={self.token}")
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn.request(
+            "GET", f"/api/board?t={self.token}", headers={"Host": f"127.0.0.1:{self.port}"}
+        )
+        answer = conn.getresponse()
         doc = json.loads(answer.read())
+        conn.close()
         assert answer.status == 200, doc
         assert isinstance(doc, dict)
         return doc
@@ -204,3 +211,46 @@ def test_the_board_of_the_cluster_in_a_browser(
     assert (tmp_path / "board.png").stat().st_size > 0
     if os.environ.get("OMS_WEB_SHOT"):
         shutil.copyfile(tmp_path / "board.png", os.environ["OMS_WEB_SHOT"])
+
+
+def _queue(served: _Served) -> list[dict[str, object]]:
+    rows = served.board()["queue"]
+    assert isinstance(rows, list)
+    return [r for r in rows if isinstance(r, dict)]
+
+
+@pytest.mark.cli
+def test_a_person_approves_from_the_board_of_the_cluster(
+    chain: Chain, oms: OmsCommand, etcd_cluster: Cluster, etcd_prefix: str
+) -> None:
+    """A tick on the cluster proposes a ticket whose role needs a person; the cluster's board
+    names the waiting dispatch on its queue row, and its `approve` writes the person's approval
+    to the cluster (its evidence a key there); the row waits no more, and `oms dispatch show`
+    (another process) sees the approval (ADR 0041, amendment `approve`)."""
+    use_demo_worker(chain)
+    _needs_person(chain)
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    code, out = _oms(oms, chain, "ticket", "add", "--title", "Asks a person", "--no-body")
+    assert code == 0, out
+    code, out = _oms(oms, chain, "conductor", "tick")
+    assert code == 0, out
+    with _serving(oms, chain) as served:
+        [row] = _queue(served)
+        dispatch_id = row["awaiting"]
+        assert isinstance(dispatch_id, str), row
+        assert f"oms dispatch approve {dispatch_id}" in str(row["reason"]), row
+        code, said = served.act("approve", dispatch_id, "fine by me")
+        assert code == 200, said
+        [row] = _queue(served)
+        assert row["awaiting"] is None, row
+    code, out = _oms(oms, chain, "dispatch", "show", dispatch_id, "--json")
+    assert code == 0, out
+    ref = json.loads(out)["dispatch"]["approval_evidence"]
+    assert isinstance(ref, str), out
+    etcd = Etcd(etcd_cluster.endpoints)
+    try:
+        assert etcd.get(f"{etcd_prefix}evidence/{ref}.json") is not None
+    finally:
+        etcd.close()
+    code, out = _oms(oms, chain, "audit", "verify")
+    assert code == 0, out

@@ -141,6 +141,8 @@ function offerAgain(doc) { // a stopped worker offers no stop, a reopened ticket
   } else if (picked.kind === "ticket") {
     const t = doc.queue.find((x) => x.id === picked.id);
     if (t) names = t.state === "blocked" ? ["reopen"] : [];
+  } else if (picked.kind === "approval") { // approved, rejected or lapsed: nothing to decide
+    names = doc.queue.some((x) => x.awaiting === picked.id) ? ["approve", "reject"] : [];
   }
   if (names === null || names.join() === picked.names) return;
   picked.names = names.join();
@@ -242,11 +244,14 @@ async function showResult(id) {
   document.getElementById("views").dataset.shown = id;
 }
 
-function showTicket(t) { // a blocked (or quarantined) ticket: a person may reopen it
+// a blocked (or quarantined) ticket: a person may reopen it; one whose dispatch waits for a
+// person: they approve or reject that very dispatch (not whatever the ticket proposes next)
+function showTicket(t) {
   showing++;
   views([]);
   document.getElementById("detail-title").textContent = "Ticket " + t.id + " (" + t.state + ")";
-  offer("ticket", t.id, ["reopen"]);
+  if (t.awaiting) offer("approval", t.awaiting, ["approve", "reject"]);
+  else offer("ticket", t.id, ["reopen"]);
   document.getElementById("act-text").focus(); // the reason
   document.getElementById("detail").textContent = t.title + "\n" + (t.reason || "");
 }
@@ -264,7 +269,7 @@ function draw(doc) {
     ? "(the first " + doc.queue.length + " of " + doc.queue_total + ")"
     : "(" + doc.queue.length + ")";
   fill("queue", doc.queue.map((t) => row([t.id, badge(t.state), t.title, t.reason],
-    t.state === "blocked" ? () => showTicket(t) : null, t.id)));
+    t.state === "blocked" || t.awaiting ? () => showTicket(t) : null, t.id)));
   const pool = doc.pool;
   if (pool.error) fill("pool", [el("span", pool.error, "dim")]);
   else fill("pool", (pool.slots || []).map((s) =>
