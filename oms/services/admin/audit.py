@@ -15,6 +15,7 @@ from oms.errors import ConflictError, IntegrityError, OmsError, one_line
 from oms.limits import LIMITS
 from oms.services.workspace import Workspace
 from oms.store import compaction
+from oms.store.anchor import Anchor
 from oms.store.evidence import open_envelope
 from oms.store.keys_checkpoint import Headed
 from oms.store.ledger import Backward, Entry, line_key, read_chain
@@ -267,26 +268,7 @@ def accept_rollback(ws: Workspace) -> JsonObject:
     why = None if signed is None else store.anchor(signed[0], accept=True)
     if why is not None:
         raise IntegrityError(f"the rollback is kept, but the anchor could not be moved: {why}")
-    if lost is None:
-        return {
-            "anchor_seq": None,
-            "anchor_at": None,
-            "ledger_seq": ends,
-            "tickets_reserved": store.ticket_floor(),
-            "lost": "what a damaged anchor named (kept as it was in ledger/rollbacks/)",
-        }
-    return {
-        "anchor_seq": lost.seq,
-        "anchor_at": lost.at,
-        "ledger_seq": ends,
-        "tickets_reserved": lost.tickets,
-        "lost": (
-            f"ledger entries {ends + 1}..{lost.seq} (written up to {lost.at}) and their files"
-            if ends < lost.seq
-            else f"what the anchored ledger held from where it and this one part, up to entry "
-            f"{lost.seq} (written up to {lost.at})"
-        ),
-    }
+    return _accepted(ws, ends, lost, None)
 
 
 def _accept_keys(ws: Workspace, chain: Headed) -> JsonObject:
@@ -310,24 +292,33 @@ def _accept_keys(ws: Workspace, chain: Headed) -> JsonObject:
     )
     if why is not None:
         raise IntegrityError(f"the rollback is kept, but the anchor could not be moved: {why}")
+    return _accepted(ws, ends, lost, chain.what)
+
+
+def _accepted(ws: Workspace, ends: int, lost: Anchor | None, keys_of: str | None) -> JsonObject:
+    """What an accepted rollback answers: the ledger's entry `ends` now, the anchor it replaced
+    (`lost`; None: a damaged one) and what that anchor held that is gone. `keys_of` names an etcd
+    store whose keys' ledger it was (None: the state root's)."""
+    of = "" if keys_of is None else f" of {keys_of}"
     if lost is None:
         return {
             "anchor_seq": None,
             "anchor_at": None,
             "ledger_seq": ends,
-            "tickets_reserved": store.ticket_floor(),
-            "lost": f"what a damaged anchor of {chain.what} named (kept in ledger/rollbacks/)",
+            "tickets_reserved": ws.store.ticket_floor(),
+            "lost": f"what a damaged anchor{of} named (kept in ledger/rollbacks/)",
         }
+    parted = "this one" if keys_of is None else keys_of
     return {
         "anchor_seq": lost.seq,
         "anchor_at": lost.at,
         "ledger_seq": ends,
         "tickets_reserved": lost.tickets,
         "lost": (
-            f"ledger entries {ends + 1}..{lost.seq} of {chain.what} (written up to {lost.at}) "
-            "and their keys"
+            f"ledger entries {ends + 1}..{lost.seq}{of} (written up to {lost.at}) and their "
+            + ("files" if keys_of is None else "keys")
             if ends < lost.seq
-            else f"what {chain.what} held from where it and the anchored ledger part, up to "
-            f"entry {lost.seq} (written up to {lost.at})"
+            else f"what the anchored ledger held from where it and {parted} part, up to entry "
+            f"{lost.seq} (written up to {lost.at})"
         ),
     }
