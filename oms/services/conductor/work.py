@@ -14,7 +14,7 @@ from oms.domain import pool as pool_rules
 from oms.domain import status_reason
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
-from oms.services.chain import dispatches, fence, tickets, worktrees
+from oms.services.chain import dispatches, fence, providers, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
@@ -363,6 +363,10 @@ def _advance(
             tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
             done.append(f"{ticket_id}: blocked ({reason})")
             return
+        if dispatch.state == DispatchState.PROPOSED and _approved_rests(
+            d, ticket, dispatch, done, skipped
+        ):
+            return
         if dispatch.state == DispatchState.PROPOSED:
             doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
@@ -426,16 +430,47 @@ def _await_person(
         tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
         done.append(f"{ticket.record_id}: blocked ({reason})")
         return
+    _keep_lease(ws, ticket, "it waits for a person", done)
+    why = status_reason.awaits_approval(dispatch.record_id, payload["role_id"])
+    skipped.append(f"{ticket.record_id}: {why}")
+
+
+def _keep_lease(ws: Workspace, ticket: Record, why: str, done: list[str]) -> None:
+    """Renew the lease of a ticket whose dispatch waits (once less than half of it is left)."""
     expires = ticket_payload(ticket)["lease_expires_at"]
     if conductor_rules.renew_due(expires, ws.config().lease_minutes, ws.now()):
         token = text_set(ticket_payload(ticket)["lease_token"], "lease_token")
         renewed = tickets.renew(ws, ticket.record_id, token)
         done.append(
             f"{ticket.record_id}: lease renewed until "
-            f"{ticket_payload(renewed)['lease_expires_at']} (it waits for a person)"
+            f"{ticket_payload(renewed)['lease_expires_at']} ({why})"
         )
-    why = status_reason.awaits_approval(dispatch.record_id, payload["role_id"])
-    skipped.append(f"{ticket.record_id}: {why}")
+
+
+def _approved_rests(
+    d: Delivery, ticket: Record, dispatch: Record, done: list[str], skipped: list[str]
+) -> bool:
+    """A dispatch a person approved whose provider was put to rest since its routing waits for
+    the rest to end, its approval kept (ADR 0043, amendment `restapproved`): the person approved
+    this route, and a new proposal would ask them again. Its lease is kept as under a person's
+    wait, bounded as that wait is (`[pool] approval_wait_minutes` from its proposal); past it, or
+    approved by no person, the accept refuses it and the routing is decided again (amendment
+    `cross5`). True: it waits (said in `skipped`)."""
+    ws, payload = d.ws, dispatch_payload(dispatch)
+    provider_id = payload.get("provider_id")
+    if payload.get("approval_evidence") is None or not isinstance(provider_id, str):
+        return False
+    wait = ws.config().approval_wait_minutes
+    if status_reason.past_wait(payload["created_at"], wait, ws.now()):
+        return False
+    rests = providers.rest_since_routed(ws, provider_id, payload["created_at"])
+    if rests is None:
+        return False
+    _keep_lease(ws, ticket, "its approved dispatch waits for its provider's rest", done)
+    skipped.append(
+        f"{ticket.record_id}: {dispatch.record_id}, approved by a person, waits: {rests}"
+    )
+    return True
 
 
 def _before_launch(d: Delivery, dispatch: Record | None) -> bool:

@@ -1,0 +1,95 @@
+"""A person's approval is kept while its provider rests (ADR 0043, amendment `restapproved`). A
+dispatch is routed when it is proposed; its accept asks again whether the provider was put to rest
+since (amendment `cross5`) and refuses it then, so the conductor cancelled it and the attempt was
+proposed anew, routed elsewhere, and a role that needs a person asked the person again: their
+approval was lost to a rest they never saw. Now a dispatch a person approved waits for the rest
+to end, its lease kept as under a person's wait and bounded the same way (`[pool]
+approval_wait_minutes`); the rest over, it is accepted as approved. A dispatch approved by the
+advisor alone is still cancelled and routed again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oms.canonical import add_ms
+from oms.domain.routing import Cooldown
+from oms.services.chain import dispatches, providers, tickets
+from oms.services.conductor.tick import tick
+from oms.services.workspace import Workspace
+from tests.chain import Chain
+from tests.integration.test_routing import PROVIDERS, ROLE
+
+
+def _needs_person(chain: Chain) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        doc["human_approval"] = True
+        doc["roles"][ROLE]["needs_person"] = True
+
+    chain.edit_policy(change)
+    chain.edit_config(
+        lambda s: s.replace('role = "oms.command-executor"', f'role = "{ROLE}"') + PROVIDERS,
+        commit=True,
+    )
+
+
+def _tick(chain: Chain) -> list[str]:
+    with chain.workspace() as ws:
+        report = tick(ws)
+    return [x for p in report.phases for x in (*p.done, *p.skipped)]
+
+
+def _rest(ws: Workspace, minutes: int) -> None:
+    until = add_ms(ws.now(), minutes * 60_000)
+    assert providers.rest(ws, "anthropic-a", Cooldown(until, "quota", "weekly limit"), "test")
+
+
+def test_a_persons_approval_waits_out_its_providers_rest(chain: Chain) -> None:
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, "Approved, then rested", "do it").record_id
+    _tick(chain)  # leased, proposed, routed to anthropic-a: it waits for a person
+    with chain.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+        assert dispatch.payload["provider_id"] == "anthropic-a", dispatch.payload
+        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="this route")
+    chain.clock.advance(1)  # the rest comes after the routing
+    with chain.workspace() as ws:
+        _rest(ws, 30)
+    lines = _tick(chain)
+    waits = f"{ticket_id}: {dispatch.record_id}, approved by a person, waits: provider anthropic-a"
+    assert any(x.startswith(waits) for x in lines), lines
+    with chain.workspace() as ws:
+        kept = ws.store.records("dispatch").read(dispatch.record_id)
+        assert kept.state == "proposed"
+        assert kept.payload["approval_evidence"] is not None
+        assert ws.store.records("ticket").read(ticket_id).state == "leased"
+        assert len(ws.store.latest("dispatch").records) == 1  # no new proposal to approve
+        assert providers.clear(ws, "anthropic-a")
+        accepted, _ = dispatches.accept(ws, dispatch.record_id)
+    assert accepted.state == "accepted"
+
+
+def test_an_approved_dispatch_waits_no_longer_than_a_persons_wait(chain: Chain) -> None:
+    """Past `[pool] approval_wait_minutes` from its proposal the approved dispatch waits no more:
+    the accept refuses it (the rest since its routing), it is cancelled and the ticket waits for
+    the routing to be decided again, as before this amendment."""
+    _needs_person(chain)
+    chain.edit_config(
+        lambda s: s.replace("[pool]\n", "[pool]\napproval_wait_minutes = 45\n", 1), commit=True
+    )
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, "Approved, then rested long", "do it").record_id
+    _tick(chain)
+    with chain.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="this route")
+    chain.clock.advance(1)
+    with chain.workspace() as ws:
+        _rest(ws, 600)
+    assert any("approved by a person, waits" in x for x in _tick(chain))
+    chain.clock.advance(45)
+    lines = _tick(chain)
+    assert not any("approved by a person, waits" in x for x in lines), lines
+    with chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch.record_id).state == "cancelled"
+    assert any(x.startswith(f"{ticket_id}: ticket {ticket_id} waits") for x in lines), lines
