@@ -37,6 +37,15 @@ from tests.helpers import (
 # (about 20 clusters at once in one CI run). `tests/unit/test_fixture_homes.py` keeps it so.
 __all__ = ["etcd_cluster", "etcd_prefix"]
 
+# A run started in the background by a non-interactive shell (`./.ci/run &`, a CI runner's script)
+# inherits SIGINT and SIGQUIT ignored, as POSIX asks of such a shell, and an ignored signal stays
+# ignored across `exec`: every `oms` a test started ignored Ctrl-C. The run takes the defaults back
+# (a handler is reset to the default in a child; tests/unit/test_signals_of_children.py).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
 settings.register_profile(
     "oms",
     deadline=None,
