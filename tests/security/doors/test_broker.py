@@ -22,7 +22,13 @@ from tests.chain import Chain
 from tests.helpers import eventually
 
 LIMITS = BrokerLimits(
-    max_connections=6, header_s=0.5, hook_s=1.0, body_cap=4096, line_cap=4096, out_cap=64 * 1024
+    max_connections=6,
+    header_s=0.5,
+    hook_s=1.0,
+    body_cap=4096,
+    line_cap=4096,
+    out_cap=64 * 1024,
+    out_s=1.0,
 )
 
 
