@@ -507,10 +507,10 @@ def _needing_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
 def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
     """Of `records`, the dispatches a view shows waiting for a person's approval, each with what it
     waits for (`status_reason.awaits_approval`, the one phrase every view shows): those that
-    `awaits_person`, of their ticket's current attempt under a live lease (an expired attempt's
-    dispatch stays proposed, but no approval of it is taken), of this repository's ticket (another
-    repository's on a cluster's shared prefix is not this person's to approve: ADR 0043,
-    amendment `cross7`)."""
+    `awaits_person`, of their ticket's current attempt under a live lease (a lapsed attempt's
+    dispatch is proposed until its expiry cancels it, and no approval of it is taken), of this
+    repository's ticket (another repository's on a cluster's shared prefix is not this person's
+    to approve: ADR 0043, amendment `cross7`)."""
     listed = list(records)
     found = _needing_person(ws, listed)
     now, kept = ws.now(), {}
