@@ -25,6 +25,12 @@ def awaits_approval(dispatch_id: str, role_id: str) -> str:
     )
 
 
+def approved_waits_rest(dispatch_id: str, rest: str) -> str:
+    """What a dispatch a person approved waits for while its provider rests by a rest begun since
+    its routing (`rest`: that rest, as `providers.rest_since_routed` says it)."""
+    return f"{dispatch_id}, approved by a person, waits: {rest}"
+
+
 def past_wait(created_at: str, wait_minutes: int, now: str) -> bool:
     """Has a dispatch proposed at `created_at` waited `wait_minutes` or more for its approval?"""
     return parse_ts(now) - parse_ts(created_at) >= wait_minutes * 60_000

@@ -18,6 +18,7 @@ import pytest
 
 from oms.canonical import add_ms
 from oms.domain.routing import Cooldown
+from oms.services.admin.status import snapshot
 from oms.services.chain import dispatches, providers, tickets
 from oms.services.conductor.tick import tick
 from oms.services.workspace import Workspace
@@ -63,6 +64,10 @@ def test_a_persons_approval_waits_out_its_providers_rest(chain: Chain) -> None:
     lines = _tick(chain)
     waits = f"{ticket_id}: {dispatch.record_id}, approved by a person, waits: provider anthropic-a"
     assert any(x.startswith(waits) for x in lines), lines
+    with chain.workspace() as ws:  # what `oms status` (and the board) say of the ticket
+        said = snapshot(ws).reasons(ws.now())[ticket_id]
+        assert f"{ticket_id}: {said}".startswith(waits), said
+        assert "rests until" in said, said
     with chain.workspace() as ws:
         kept = ws.store.records("dispatch").read(dispatch.record_id)
         assert kept.state == "proposed"

@@ -1,17 +1,18 @@
 """`oms web` in a real headless Chromium (ADR 0041): the page loads with the token and shows a
-ticket's title; it updates within 2 s of `oms ticket add` (the server's stream of events); a
-hostile title renders as text, never as markup or script; a worker's timeline and a result's
-diff open from their rows, a hostile diff as text; each action works by a click (verify and
-merge, request changes, cancel, send, reopen a blocked ticket, stop a worker, resume a parked one)
-and the page shows the state it made; the page says when the server ends. The screenshot in
-docs/recordings/web.png is taken here, of a board with workers and a result
-(`test_the_board_with_workers_and_a_result`: OMS_RECORD=1 writes it, and beside it the digest of
-the page's assets it was drawn by, which tests/unit/test_web_recording.py holds the assets to; any
-other run leaves the checkout as it was: a test that writes a tracked file changes the sources the
-frozen build is of, and `.ci/setup --install` would build again under the frozen tests)."""
+ticket's title; it updates within 2 s of `oms ticket add` (the server's stream of events); a hostile
+title renders as text, never as markup or script; a worker's timeline and a result's diff open from
+their rows, a hostile diff as text; each action works by a click (verify and merge, request changes,
+cancel, send, reopen a blocked ticket, stop a worker, resume a parked one, approve a dispatch that
+waits for a person) and the page shows the state it made; the page says when the server ends. The
+screenshot in docs/recordings/web.png is taken here, of a board with workers and a result
+(`test_the_board_with_workers_and_a_result`: OMS_RECORD=1 writes it, and beside it the digest of the
+page's assets it was drawn by, which tests/unit/test_web_recording.py holds the assets to; any other
+run leaves the checkout as it was: a test that writes a tracked file changes the sources the frozen
+build is of, and `.ci/setup --install` would build again under the frozen tests)."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import shutil
@@ -419,3 +420,39 @@ def test_cancel_from_the_keyboard_alone(chain: Chain) -> None:
         browser.wait_for("document.getElementById('act-said').dataset.outcome", timeout=60)
         said = browser.eval("document.getElementById('act-said').textContent")
         assert said == f"{dispatch_id} is cancelled"
+
+
+def test_approve_a_dispatch_that_waits_for_a_person_by_clicking(chain: Chain) -> None:
+    """A tick proposes a ticket whose role needs a person; its queue row is one to pick, offering
+    approve and reject of that dispatch; a click approves it as the board's person, and the
+    buttons go once the row waits no more (ADR 0041, amendment `approve`)."""
+    from oms.services.chain import tickets
+    from oms.services.conductor.tick import tick
+
+    def needs_person(doc: dict[str, Any]) -> None:
+        doc["human_approval"] = True
+        doc["roles"]["oms.command-executor"]["needs_person"] = True
+
+    chain.edit_policy(needs_person, commit=True)
+    with chain.workspace() as ws:
+        ticket = tickets.add(ws, "Asks a person", "b").record_id
+        tick(ws)
+        [dispatch] = ws.store.latest("dispatch").records
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    with _serving(roots) as url, Browser() as browser:
+        browser.open(url)
+        browser.wait_for("document.body.dataset.live === 'live'", timeout=20)
+        _click(browser, "#queue tr.pick")  # the waiting ticket's row is one to pick
+        assert _buttons(browser) == ["approve", "reject"]
+        said = _do(browser, "approve", "fine by me")
+        assert said == (
+            f"{dispatch.record_id} approved by {getpass.getuser()}: the next tick accepts and "
+            "delivers it"
+        ), said
+        browser.wait_for(
+            "document.querySelectorAll('#act-buttons button').length === 0", timeout=scaled(2)
+        )
+    with chain.workspace() as ws:
+        approved = ws.store.records("dispatch").read(dispatch.record_id)
+        assert ws.store.records("ticket").read(ticket).state == "leased"
+    assert approved.payload["approval_evidence"] is not None

@@ -18,7 +18,7 @@ from oms.domain.proxy import UNKNOWABLE, ProxyState
 from oms.domain.sandbox_limits import UNSAFE_NONE
 from oms.domain.status_reason import ticket_reason
 from oms.errors import OmsError
-from oms.schemas.payloads import TicketState, WorkerPayload
+from oms.schemas.payloads import DispatchState, TicketState, WorkerPayload
 from oms.services.chain import dispatches as chain_dispatches
 from oms.services.containment import opt_outs
 from oms.services.proxy import tokens as proxy_tokens
@@ -45,6 +45,9 @@ class Snapshot:
     # the dispatches that wait for a person's approval, each with what it waits for
     # (`dispatches.awaiting_person`)
     awaiting: dict[str, str] = field(default_factory=dict)
+    # the dispatches a person approved that wait for their provider's rest to end, each with what
+    # it waits for (`dispatches.approved_rest`)
+    resting: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> JsonObject:
         """Machine form: each record in its one shape (`workspace/shapes`)."""
@@ -94,11 +97,12 @@ class Snapshot:
         }
 
     def awaiting_by_ticket(self) -> dict[str, str]:
-        """What each ticket's dispatch waits for (a person's approval), by ticket id."""
+        """What each ticket's dispatch waits for (a person's approval, or its approved route's
+        rest), by ticket id."""
         return {
-            dispatch_payload(d)["ticket_id"]: self.awaiting[d.record_id]
+            dispatch_payload(d)["ticket_id"]: why
             for d in self.dispatches
-            if d.record_id in self.awaiting
+            if (why := self.awaiting.get(d.record_id) or self.resting.get(d.record_id))
         }
 
 
@@ -141,6 +145,7 @@ def snapshot(ws: Workspace) -> Snapshot:
     except OmsError as exc:  # no committed policy: `oms doctor` says why
         awaiting, warnings = {}, [*warnings, f"role policy: {exc.message}"]
     warnings += waiting(tickets, dispatches, awaiting) + proxy_down(ws)
+    resting = _resting(ws, dispatches)
     views, unreachable = host_views(ws, workers)
     return Snapshot(
         tickets,
@@ -151,7 +156,27 @@ def snapshot(ws: Workspace) -> Snapshot:
         unreachable + warnings,
         views,
         awaiting,
+        resting,
     )
+
+
+def _resting(ws: Workspace, dispatches: list[Record]) -> dict[str, str]:
+    """`dispatches.approved_rest` of each proposed dispatch a person approved (none is read
+    otherwise); a configuration that cannot be read shows none (its warning says why)."""
+    found: dict[str, str] = {}
+    for d in dispatches:
+        if (
+            d.state != DispatchState.PROPOSED
+            or dispatch_payload(d).get("approval_evidence") is None
+        ):
+            continue
+        try:
+            why = chain_dispatches.approved_rest(ws, d)
+        except OmsError:
+            return {}
+        if why is not None:
+            found[d.record_id] = why
+    return found
 
 
 def host_views(ws: Workspace, records: list[Record]) -> tuple[list[JsonObject], list[str]]:

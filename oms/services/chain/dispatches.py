@@ -29,7 +29,7 @@ from oms.domain.config import Role, is_worker_role, role
 from oms.domain.dispatches import ENGINES
 from oms.domain.machine import Next
 from oms.domain.policy import check_reviewer, needs_person, worker_capabilities
-from oms.domain.status_reason import awaits_approval
+from oms.domain.status_reason import approved_waits_rest, awaits_approval, past_wait
 from oms.errors import (
     AdvisorError,
     AlreadyExistsError,
@@ -502,6 +502,25 @@ def _needing_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
         if needs_person(policy, dispatch_payload(d)["role_id"])
         and equal(policy.digest, dispatch_payload(d)["policy_digest"])
     }
+
+
+def approved_rest(ws: Workspace, dispatch: Record) -> str | None:
+    """Why a proposed dispatch a person approved waits instead of being accepted: its provider
+    rests by a rest begun since its routing, and its wait is within `[pool]
+    approval_wait_minutes` of its proposal (ADR 0043, amendment `restapproved`); None: it does
+    not (accepted, or past its bound, refused by the accept and routed again)."""
+    payload = dispatch_payload(dispatch)
+    provider_id = payload.get("provider_id")
+    if (
+        dispatch.state != DispatchState.PROPOSED
+        or payload.get("approval_evidence") is None
+        or not isinstance(provider_id, str)
+    ):
+        return None
+    if past_wait(payload["created_at"], ws.config().approval_wait_minutes, ws.now()):
+        return None
+    rest = providers.rest_since_routed(ws, provider_id, payload["created_at"])
+    return None if rest is None else approved_waits_rest(dispatch.record_id, rest)
 
 
 def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:

@@ -14,7 +14,7 @@ from oms.domain import pool as pool_rules
 from oms.domain import status_reason
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
-from oms.services.chain import dispatches, fence, providers, tickets, worktrees
+from oms.services.chain import dispatches, fence, tickets, worktrees
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
@@ -453,27 +453,16 @@ def _approved_rests(
     d: Delivery, ticket: Record, dispatch: Record, done: list[str], skipped: list[str]
 ) -> bool:
     """A dispatch a person approved whose provider was put to rest since its routing waits for
-    the rest to end, its approval kept (ADR 0043, amendment `restapproved`): the person approved
-    this route, and a new proposal would ask them again. Its lease is kept as under a person's
-    wait, and as that wait it asks no launch check (a fault meanwhile cancelled it as a launch's,
-    the approval lost: amendment `cross7`), bounded as that wait is (`[pool]
-    approval_wait_minutes` from its proposal); past it, or approved by no person, the accept
-    refuses it and the routing is decided again (amendment `cross5`). True: it waits (said in
-    `skipped`)."""
-    ws, payload = d.ws, dispatch_payload(dispatch)
-    provider_id = payload.get("provider_id")
-    if payload.get("approval_evidence") is None or not isinstance(provider_id, str):
+    the rest to end, its approval kept (`dispatches.approved_rest`; ADR 0043, amendment
+    `restapproved`): the person approved this route, and a new proposal would ask them again. Its
+    lease is kept as under a person's wait, and as that wait it asks no launch check (a fault
+    meanwhile cancelled it as a launch's, the approval lost: amendment `cross7`). True: it waits
+    (said in `skipped`)."""
+    why = dispatches.approved_rest(d.ws, dispatch)
+    if why is None:
         return False
-    wait = ws.config().approval_wait_minutes
-    if status_reason.past_wait(payload["created_at"], wait, ws.now()):
-        return False
-    rests = providers.rest_since_routed(ws, provider_id, payload["created_at"])
-    if rests is None:
-        return False
-    _keep_lease(ws, ticket, "its approved dispatch waits for its provider's rest", done)
-    skipped.append(
-        f"{ticket.record_id}: {dispatch.record_id}, approved by a person, waits: {rests}"
-    )
+    _keep_lease(d.ws, ticket, "its approved dispatch waits for its provider's rest", done)
+    skipped.append(f"{ticket.record_id}: {why}")
     return True
 
 
