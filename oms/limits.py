@@ -185,6 +185,7 @@ class Limits(NamedTuple):
     broker_header_s: float = 5.0  # a relay's header reaches the broker within this
     broker_hook_s: float = 10.0  # ... and a hook's whole request
     broker_out_bytes: int = 8 * 1024 * 1024  # answers waiting for a relay that does not read
+    broker_out_s: float = 10.0  # ... and how long they wait there unread before it is dropped
     summary_bytes: int = 256 * 1024 * 1024  # a store summary file
 
     git_blob_bytes: int = (

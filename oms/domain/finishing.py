@@ -158,7 +158,9 @@ class TicketParts:
 def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str | None:
     """Why a ticket's records may not be compacted yet (None: they may). Only a ticket that ended at
     least `after_days` ago, every part of it ended, no pane registered, its worktree gone. A worker
-    (and its sessions) of a host gone for good ended with that host: nothing can stop it now."""
+    (its dispatch and its sessions) of a host gone for good ended with that host: nothing can stop
+    or end it now (the dispatch is left `accepted` or `acknowledged` by a host that never came
+    back: ADR 0043, amendment `cross7`)."""
     if after_days <= 0:
         return "compaction is off ([retention] compact_after_days = 0)"
     if parts.state not in ENDED_TICKET:
@@ -168,7 +170,7 @@ def compaction_blocker(parts: TicketParts, now_ms: int, after_days: int) -> str 
             f"the ticket ended less than {after_days} day(s) ago ([retention] compact_after_days)"
         )
     for did, state in parts.dispatches:
-        if state not in ENDED_DISPATCH:
+        if state not in ENDED_DISPATCH and did not in parts.gone:
             return f"dispatch {did} is {state}"
     for wid, health in parts.workers:
         if health != "stopped" and wid not in parts.gone:

@@ -9,7 +9,12 @@ advisor alone is still cancelled and routed again."""
 
 from __future__ import annotations
 
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from oms.canonical import add_ms
 from oms.domain.routing import Cooldown
@@ -98,3 +103,35 @@ def test_an_approved_dispatch_waits_no_longer_than_a_persons_wait(chain: Chain) 
     with chain.workspace() as ws:
         assert ws.store.records("dispatch").read(dispatch.record_id).state == "cancelled"
     assert any(x.startswith(f"{ticket_id}: ticket {ticket_id} waits") for x in lines), lines
+
+
+def test_an_approved_dispatch_waiting_out_a_rest_outlasts_a_configuration_fault(
+    chain: Chain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the approved dispatch waits for its provider's rest, a launch check fails (here the
+    oms executable under a path a command line cannot hold: `paths`). The wait asks nothing and
+    spends nothing, as a person's wait does: the approval is kept, not cancelled as a
+    configuration fault of a launch that is not being made (ADR 0043, amendment `cross7`; failing
+    before: the dispatch cancelled, "needs a person: paths: …", the person's approval lost)."""
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, "Approved, rested, then a fault", "do it").record_id
+    _tick(chain)
+    with chain.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="this route")
+    chain.clock.advance(1)
+    with chain.workspace() as ws:
+        _rest(ws, 30)
+    folder = tmp_path / "bin-\u00e9"
+    folder.mkdir()
+    shutil.copy2(Path(sys.executable).parent / "oms", folder / "oms")
+    monkeypatch.setenv("OMS_EXECUTABLE", str(folder / "oms"))  # a real `paths` fault
+    lines = _tick(chain)
+    waits = f"{ticket_id}: {dispatch.record_id}, approved by a person, waits: provider anthropic-a"
+    assert any(x.startswith(waits) for x in lines), lines
+    with chain.workspace() as ws:
+        kept = ws.store.records("dispatch").read(dispatch.record_id)
+        assert kept.state == "proposed", kept.payload["reason"]
+        assert kept.payload["approval_evidence"] is not None
+        assert ws.store.records("ticket").read(ticket_id).state == "leased"

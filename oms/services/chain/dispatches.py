@@ -526,8 +526,10 @@ def approved_rest(ws: Workspace, dispatch: Record) -> str | None:
 def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
     """Of `records`, the dispatches a view shows waiting for a person's approval, each with what it
     waits for (`status_reason.awaits_approval`, the one phrase every view shows): those that
-    `awaits_person`, of their ticket's current attempt under a live lease (an expired attempt's
-    dispatch stays proposed, but no approval of it is taken)."""
+    `awaits_person`, of their ticket's current attempt under a live lease (a lapsed attempt's
+    dispatch is proposed until its expiry cancels it, and no approval of it is taken), of this
+    repository's ticket (another repository's on a cluster's shared prefix is not this person's
+    to approve: ADR 0043, amendment `cross7`)."""
     listed = list(records)
     found = _needing_person(ws, listed)
     now, kept = ws.now(), {}
@@ -542,6 +544,7 @@ def awaiting_person(ws: Workspace, records: Iterable[Record]) -> dict[str, str]:
             and ticket_payload(ticket)["attempt"] == payload["attempt"]
             and ticket_payload(ticket)["session_id"] == payload["session_id"]
             and not ticket_machine.is_expired(ticket.state, ticket_payload(ticket), now)
+            and tickets.another_repository(ws, ticket) is None
         ):
             kept[dispatch.record_id] = found[dispatch.record_id]
     return kept

@@ -36,8 +36,10 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
     latest)."""
     check(handle, "dispatch or ticket", HANDLE)
     records = ws.store.records("dispatch")
-    if OPAQUE_ID.fullmatch(handle) and records.read_if_exists(handle) is not None:
-        return handle  # a whole dispatch id: nothing else is read
+    whole = records.read_if_exists(handle) if OPAQUE_ID.fullmatch(handle) else None
+    if whole is not None:  # a whole dispatch id: its ticket is still asked whose it is
+        _ours(ws, dispatch_payload(whole)["ticket_id"])
+        return handle
     attempts = [
         Attempt(
             r.record_id,
@@ -55,10 +57,15 @@ def dispatch(ws: Workspace, handle: str, want: Want = Want.LIVE) -> str:
         if WHOLE_DISPATCH.fullmatch(handle):
             return handle  # none like it now: the command says what became of it (compacted)
         raise
-    owner = next(a.ticket_id for a in attempts if a.dispatch_id == found)
-    if ws.store.records("ticket").read_if_exists(owner) is not None:
-        tickets.get(ws, owner)  # another repository's is refused here, with its reason
+    _ours(ws, next(a.ticket_id for a in attempts if a.dispatch_id == found))
     return found
+
+
+def _ours(ws: Workspace, ticket_id: str) -> None:
+    """Refuse a dispatch of another repository's ticket (`tickets.get` says whose, ADR 0032; on a
+    cluster's shared prefix, ADR 0043 amendment `cross7`); a ticket compacted away is no one's."""
+    if ws.store.records("ticket").read_if_exists(ticket_id) is not None:
+        tickets.get(ws, ticket_id)  # another repository's is refused here, with its reason
 
 
 def _titles(ws: Workspace, attempts: list[Attempt] | None = None) -> dict[str, str]:

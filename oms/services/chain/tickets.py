@@ -21,6 +21,7 @@ from oms.canonical import (
     stable_id,
 )
 from oms.canonical.ids import OPAQUE_ID
+from oms.domain import dispatches as dispatch_machine
 from oms.domain import tickets as machine
 from oms.domain.github import check_repository
 from oms.domain.machine import Next
@@ -656,7 +657,30 @@ def _expire_locked(
         }
     )
     nxt = machine.expire(ticket.state, ticket_payload(ticket), now=now, evidence_ref=evidence.ref)
-    return _transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt))
+    expired = _transition(ws, ticket, nxt, stable_id("tkt-expire", ticket.record_id, attempt))
+    if dispatch is not None and dispatch.state == DispatchState.PROPOSED:
+        _end_lapsed(ws, dispatch, attempt)
+    return expired
+
+
+def _end_lapsed(ws: Workspace, dispatch: Record, attempt: int) -> None:
+    """Cancel the proposed dispatch of an attempt whose lease just ran out (under its end lock,
+    which the expiry holds): no approval or accept can take it now (its lease token is gone), and
+    left `proposed` it was a live attempt for ever — a second beside the next attempt's, and an
+    ended ticket never compacted (ADR 0043, amendment `cross7`)."""
+    nxt = dispatch_machine.cancel(
+        dispatch.state,
+        dispatch.payload,
+        reason=f"its attempt's lease ran out (attempt {attempt}): it can no longer be accepted",
+    )
+    change = Change(
+        nxt.state,
+        as_json(nxt.payload),
+        stable_id("dsp-cancel", dispatch.record_id, dispatch.state),
+        SYSTEM_ACTOR,
+        _after(ws, dispatch),
+    )
+    ws.store.records("dispatch").write_next(dispatch, change)
 
 
 def _reason(text: str) -> str:

@@ -336,6 +336,12 @@ def _advance(
         if dispatch is not None and dispatches.awaits_person(ws, dispatch):  # spends nothing
             _await_person(d, ticket, dispatch, done, skipped)
             return
+        if (  # nor does an approved route's wait for its rest: no launch check is asked of it
+            dispatch is not None
+            and dispatch.state == DispatchState.PROPOSED
+            and _approved_rests(d, ticket, dispatch, done, skipped)
+        ):
+            return
         if _before_launch(d, dispatch):
             waits = checks.reason()
             if waits is not None:
@@ -362,10 +368,6 @@ def _advance(
             session_id = text_set(ticket_payload(ticket)["session_id"], "session_id")
             tickets.give_up(ws, ticket, session_id=session_id, attempt=attempt, reason=reason)
             done.append(f"{ticket_id}: blocked ({reason})")
-            return
-        if dispatch.state == DispatchState.PROPOSED and _approved_rests(
-            d, ticket, dispatch, done, skipped
-        ):
             return
         if dispatch.state == DispatchState.PROPOSED:
             doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
@@ -453,7 +455,9 @@ def _approved_rests(
     """A dispatch a person approved whose provider was put to rest since its routing waits for
     the rest to end, its approval kept (`dispatches.approved_rest`; ADR 0043, amendment
     `restapproved`): the person approved this route, and a new proposal would ask them again. Its
-    lease is kept as under a person's wait. True: it waits (said in `skipped`)."""
+    lease is kept as under a person's wait, and as that wait it asks no launch check (a fault
+    meanwhile cancelled it as a launch's, the approval lost: amendment `cross7`). True: it waits
+    (said in `skipped`)."""
     why = dispatches.approved_rest(d.ws, dispatch)
     if why is None:
         return False

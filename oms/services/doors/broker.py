@@ -12,8 +12,10 @@ pipe), so one hostile or slow relay can never hold another up:
   names PreToolUse or no event);
 - a `bridge` session is answered line by line by the `BridgeSession` its header opened; a line over
   `line_cap` gets a JSON-RPC error and is skipped; it may idle as long as its client lives;
-- at most `max_connections` at once (more are closed at once), at most `out_cap` bytes waiting for a
-  reader that does not read (then it is dropped).
+- at most `max_connections` at once (more are closed at once); past `out_cap` bytes of answers
+  waiting for a bridge client, its further requests wait, unread, until it reads (a client that
+  sends many requests at once and reads is answered at the pace it reads); one that takes none of
+  them for `out_s` does not read, and is dropped.
 Applying a request is synchronous and bounded by the doors themselves (store writes, git timeouts).
 Nothing is stored for a refused request: the doors only write after validating.
 """
@@ -43,6 +45,7 @@ class _Conn:
         "closing",
         "eof",
         "events",
+        "full_since",
         "header",
         "inbuf",
         "opened",
@@ -65,6 +68,7 @@ class _Conn:
         self.eof = False
         self.closing = False  # close once outbuf is flushed
         self.events = selectors.EVENT_READ
+        self.full_since: float | None = None  # since when over `out_cap`, nothing taken
 
 
 class Broker:
@@ -153,6 +157,8 @@ class Broker:
             if conn in self.conns and conn.outbuf and mask & selectors.EVENT_WRITE:
                 sent = conn.sock.send(conn.outbuf)
                 del conn.outbuf[:sent]
+                conn.full_since = None if sent else conn.full_since
+                self._bridge_progress(conn)  # the requests that waited for this room
         except (BlockingIOError, InterruptedError):
             pass
         except OSError:
@@ -236,7 +242,7 @@ class Broker:
         session = conn.session
         if session is None:
             return
-        while True:
+        while len(conn.outbuf) <= self.limits.out_cap:  # past it, they wait until it reads
             end = conn.inbuf.find(b"\n")
             if end < 0:
                 if len(conn.inbuf) > self.limits.line_cap:
@@ -261,9 +267,6 @@ class Broker:
                 self._queue(conn, *session.oversized())
             elif line.strip():
                 self._answer_line(conn, session, line)
-            if len(conn.outbuf) > self.limits.out_cap:
-                self._overflow(conn)  # now, before this turn writes any of it (the rest would
-                return  # wait in `inbuf` with nothing left to wake it)
 
     def _answer_line(self, conn: _Conn, session: BridgeSession, line: bytes) -> None:
         self.served += 1
@@ -284,9 +287,11 @@ class Broker:
             conn.outbuf += item
 
     def _settle(self, conn: _Conn) -> None:
-        if len(conn.outbuf) > self.limits.out_cap:
-            self._overflow(conn)
-            return
+        full = len(conn.outbuf) > self.limits.out_cap
+        if not full:
+            conn.full_since = None
+        elif conn.full_since is None:
+            conn.full_since = self.clock()
         if conn.closing and not conn.outbuf:
             self._drop(conn)
             return
@@ -298,7 +303,7 @@ class Broker:
         ):
             self._drop(conn)
             return
-        want = selectors.EVENT_READ if not conn.eof and not conn.closing else 0
+        want = selectors.EVENT_READ if not conn.eof and not conn.closing and not full else 0
         if conn.outbuf:
             want |= selectors.EVENT_WRITE
         if want == 0:
@@ -306,11 +311,6 @@ class Broker:
         elif want != conn.events:
             conn.events = want
             self.sel.modify(conn.sock, want, conn)
-
-    def _overflow(self, conn: _Conn) -> None:
-        """More than `out_cap` bytes of answers wait for `conn`: it does not read them."""
-        self.log("dropped a connection that does not read its answers")
-        self._drop(conn)
 
     def _drop(self, conn: _Conn) -> None:
         self.conns.discard(conn)
@@ -325,6 +325,8 @@ class Broker:
         return min(live) if live else None
 
     def _deadline(self, conn: _Conn) -> float | None:
+        if conn.full_since is not None:  # over `out_cap`: it must take some within `out_s`
+            return conn.full_since + self.limits.out_s
         if conn.closing:
             return (
                 conn.opened + self.limits.hook_s + self.limits.header_s
@@ -341,7 +343,10 @@ class Broker:
             deadline = self._deadline(conn)
             if deadline is None or now < deadline:
                 continue
-            if conn.closing:
+            if conn.full_since is not None:
+                self.log("dropped a connection that does not read its answers")
+                self._drop(conn)
+            elif conn.closing:
                 self._drop(conn)
             elif conn.header is None:
                 self.log("dropped a connection that sent no header in time")

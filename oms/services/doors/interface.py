@@ -24,6 +24,7 @@ class BrokerLimits(NamedTuple):
     body_cap: int = LIMITS.hook_stdin_bytes
     line_cap: int = LIMITS.bridge_line_bytes
     out_cap: int = LIMITS.broker_out_bytes
+    out_s: float = LIMITS.broker_out_s
 
 
 class BridgeSession(Protocol):

@@ -22,7 +22,13 @@ from tests.chain import Chain
 from tests.helpers import eventually
 
 LIMITS = BrokerLimits(
-    max_connections=6, header_s=0.5, hook_s=1.0, body_cap=4096, line_cap=4096, out_cap=64 * 1024
+    max_connections=6,
+    header_s=0.5,
+    hook_s=1.0,
+    body_cap=4096,
+    line_cap=4096,
+    out_cap=64 * 1024,
+    out_s=1.0,
 )
 
 
@@ -266,6 +272,36 @@ def test_a_client_that_never_reads_is_dropped_at_the_output_cap(
     sock.close()
     answer, _ = _answer(_hook(served, bound, _pre_tool(bound)))
     assert answer == {}
+
+
+def test_a_client_that_sends_past_the_output_cap_and_reads_gets_every_answer(
+    bound: Bound, served: ServedBroker
+) -> None:
+    """400 tool listings sent at once (~1.5 MB of answers, the cap 64 kB), every answer read as it
+    comes, then the client's end closed: each is answered, none dropped (ADR 0012, amendment
+    `cross7`; failing before: dropped as a client that does not read)."""
+    sock = _connect(served)
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25"},
+    }
+    listing = b"".join(
+        json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}).encode() + b"\n"
+        for i in range(2, 402)
+    )
+    sock.sendall(
+        encode_header("bridge", bound.bridge_args()[2:])
+        + json.dumps(init).encode()
+        + b"\n"
+        + listing
+    )
+    sock.shutdown(socket.SHUT_WR)
+    replies = [json.loads(line) for line in _read_all(sock).splitlines()]
+    assert [r.get("id") for r in replies] == list(range(1, 402))
+    assert all("tools" in r["result"] for r in replies[1:])
+    assert not any("does not read" in line for line in served.logs), served.logs
 
 
 def test_two_hundred_hooks_in_a_row_are_each_answered(bound: Bound, served: ServedBroker) -> None:

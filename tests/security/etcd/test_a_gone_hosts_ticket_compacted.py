@@ -9,15 +9,19 @@ what it ran, under the same rule (every part ended). On the real 3-member cluste
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from oms.adapters.etcd.client import Etcd
 from oms.services.admin import compaction as compacting
+from oms.services.chain import tickets
 from oms.services.workspace import Workspace
 from oms.store import Store, compaction
-from tests.chain import Chain
+from tests.chain import Chain, accepted
 from tests.etcd_cluster import settings_of
 from tests.helpers import OmsCommand
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, client, on_etcd
@@ -70,6 +74,62 @@ def test_a_ticket_of_a_host_gone_for_good_is_compacted_once_its_name_is_released
         assert [r["ticket_id"] for r in report.compacted] == [ticket_id], report
         left = _keys(client, etcd_prefix)
         assert compaction.archive_path(ticket_id) in left
+        assert not [k for k in left if f"/{dispatch_id}/" in k or k.endswith(f"/{dispatch_id}")]
+        for command in (("store", "verify"), ("audit", "verify")):
+            code, out = _run(oms, other, "host-b", *command, pins=homes["host-b"])
+            assert code == 0, out
+
+
+@pytest.mark.cli
+def test_a_gone_hosts_dispatch_left_accepted_does_not_hold_its_ticket_for_ever(
+    on_etcd: EtcdChain, oms: OmsCommand, client: Etcd, etcd_prefix: str
+) -> None:
+    """Host a accepted an attempt and went for good before it ended (its worktree gone with its
+    disk): no conductor will end that dispatch (its worker is host a's to observe), so it stays
+    `accepted`. Host b expires the lapsed lease and a person blocks the ticket; once the person
+    released host a's name, host b's compaction compacts it: the dispatch ended with its host, as
+    its worker did (ADR 0043, amendment `cross7`; failing before: kept, "dispatch … is
+    accepted")."""
+    on_etcd.edit_config(lambda s: s + "\n[retention]\ncompact_after_days = 1\n", commit=True)
+    dispatch_id, _ = accepted(on_etcd)
+    with on_etcd.workspace() as ws:
+        worker = ws.store.records("worker").read(dispatch_id)
+        ticket_id = str(worker.payload["ticket_id"])
+        lost = str(worker.payload["host"])
+        worktree = ws.store.worktrees.get(ticket_id)
+    assert worktree is not None
+    shutil.rmtree(str(worktree["worktree_root"]))  # gone with host a's disk
+    with Store.open(str(on_etcd.state)) as store:
+        lost_key = store.state.meta.key_id
+    on_etcd.clock.advance(2 * 60)  # past its lease
+    for other in _second_host(on_etcd):
+        homes = _pin_each_on_the_other(oms, {"host-b": other, "host-c": on_etcd})
+
+        @contextmanager
+        def on_b(b: Chain = other, home: Path = homes["host-b"]) -> Iterator[Workspace]:
+            with (
+                settings_of(home),
+                Workspace.open(str(b.state), str(b.repo), clock=on_etcd.clock, etcd=True) as ws,
+            ):
+                ws.host_name = "host-b"
+                yield ws
+
+        with on_b() as ws:
+            assert [t.record_id for t in tickets.expire_due(ws)] == [ticket_id]
+            tickets.block(ws, ticket_id, "a person gives up on it")
+        on_etcd.clock.advance(2 * DAY_MINUTES)
+        beat = client.get(f"{etcd_prefix}hosts/{lost}")
+        if beat is not None:  # host a is gone: its lease lapses
+            client.revoke(beat.lease)
+        release = ("host", "release-name", lost, "--bound-to", lost_key[:16], "--json")
+        where = ("--state-root", str(other.state), "--config-root", str(other.repo))
+        released = _json(oms.run(*release, *where, env={"OMS_HOST": "host-b"}))
+        assert released["host"] == lost, released
+        with on_b() as ws:
+            assert ws.store.records("dispatch").read(dispatch_id).state == "accepted"
+            report = compacting.compact(ws, dry_run=False)
+        assert [r["ticket_id"] for r in report.compacted] == [ticket_id], report
+        left = _keys(client, etcd_prefix)
         assert not [k for k in left if f"/{dispatch_id}/" in k or k.endswith(f"/{dispatch_id}")]
         for command in (("store", "verify"), ("audit", "verify")):
             code, out = _run(oms, other, "host-b", *command, pins=homes["host-b"])

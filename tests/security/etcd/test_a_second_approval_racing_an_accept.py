@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from oms.adapters.etcd.client import Etcd
-from oms.errors import AuthorityChangedError
+from oms.errors import AuthorityChangedError, IllegalTransitionError
 from oms.services.chain import authority, tickets
 from oms.services.chain import dispatches as chain_dispatches
 from tests.chain import use_demo_worker
@@ -122,7 +122,62 @@ def test_an_approval_of_an_attempt_whose_lease_lapsed_is_refused_moving_no_key(
                 [expired] = tickets.expire_due(ws)
                 assert expired.state == "open"
             before = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
-            with pytest.raises(AuthorityChangedError, match="ticket lease no longer matches"):
+            refusal = IllegalTransitionError if expire else AuthorityChangedError  # (cross7)
+            with pytest.raises(refusal) as no:
                 chain_dispatches.approve(ws, dispatch_id, person="Ann", rationale="ok")
+            said = no.value.diagnostics()  # expired: the expiry cancelled it, and says why
+            assert ("lease ran out" if expire else "ticket lease no longer matches") in said, said
             after = {kv.key: kv.mod_revision for kv in client.range_prefix(etcd_prefix)}
             assert after == before
+
+
+@pytest.mark.cli
+def test_a_persons_reject_while_the_conductor_accepts_wins_and_launches_nothing(
+    on_etcd: EtcdChain,
+    oms: OmsCommand,
+    client: Etcd,
+    etcd_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`oms dispatch reject` takes no end lock (nor does an accept): host a's tick checks the
+    approved dispatch for its accept and, before it writes, a person's `oms dispatch reject` (a
+    real process, as from the board) writes it `rejected`. The accept loses its compare, decides
+    again on the rejected dispatch and writes nothing: no worker, no delivery; the next tick
+    blocks the ticket with the person's words (ADR 0043, amendment `cross7`: held, no change)."""
+    chain = on_etcd
+    use_demo_worker(chain)
+    _needs_person(chain)
+    added = oms.run("ticket", "add", "--title", "Rejected at once", "--no-body", *_where(chain))
+    assert added.returncode == 0, added.stdout + added.stderr
+    waits = [x for x in _tick(chain, "host-a") if "waits for a person's approval" in x]
+    found = re.search(r"oms dispatch approve (dsp-[0-9a-f]+) ", waits[0] if waits else "")
+    assert found is not None, waits
+    dispatch_id = found.group(1)
+    done = oms.run("dispatch", "approve", dispatch_id, "--person", "Ann", "--yes", *_where(chain))
+    assert done.returncode == 0, done.stdout + done.stderr
+    real = authority.check_dispatch
+    rejected: list[str] = []
+
+    def then_rejected(ws: Any, dispatch: Any, *, approved: bool = True) -> Any:
+        checked = real(ws, dispatch, approved=approved)
+        if approved and not rejected:  # the accept's check passed; its write is next
+            said = oms.run(
+                "dispatch", "reject", dispatch_id, "--reason", "Ann changed her mind", "--json",
+                *_where(chain),
+            )  # fmt: skip
+            assert said.returncode == 0, said.stdout + said.stderr
+            rejected.append(json.loads(said.stdout)["dispatch"]["state"])
+        return checked
+
+    monkeypatch.setattr(chain_dispatches, "check_dispatch", then_rejected)
+    lines = _tick(chain, "host-a")
+    assert rejected == ["rejected"]
+    assert not any("delivered" in x for x in lines), lines
+    with chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch_id).state == "rejected"
+        assert ws.store.records("worker").read_if_exists(dispatch_id) is None
+    lines = _tick(chain, "host-a")
+    assert any("blocked" in x and "Ann changed her mind" in x for x in lines), lines
+    deliveries = [k.key for k in client.range_prefix(f"{etcd_prefix}events/", keys_only=True)]
+    assert not [k for k in deliveries if "evt-delivery" in k], deliveries
+    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []

@@ -4,6 +4,8 @@ exactly then). A worker of a host gone for good, and its sessions, ended with th
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,7 +57,7 @@ def test_compacted_exactly_when_everything_ended(
         after > 0
         and state in ("done", "blocked")
         and age_ms >= after * DAY_MS
-        and all(s in finishing.ENDED_DISPATCH for s in dispatches)
+        and all(s in finishing.ENDED_DISPATCH or f"d{i}" in gone for i, s in enumerate(dispatches))
         and all(h == "stopped" or f"d{i}" in gone for i, h in enumerate(workers))
         and all(s == "stopped" or f"d{i}" in gone for i, s in enumerate(sessions))
         and not pane
@@ -66,3 +68,20 @@ def test_compacted_exactly_when_everything_ended(
     if why is not None:
         assert why
         assert "\n" not in why
+
+
+def test_a_gone_hosts_dispatch_left_accepted_ended_with_it() -> None:
+    """A dispatch its gone host left `accepted` (or `acknowledged`), its worker healthy, its
+    session running: all ended with the host (ADR 0043, amendment `cross7`); not so on a host that
+    is not gone."""
+    parts = TicketParts(
+        state="blocked",
+        ended_ms=0,
+        dispatches=(("d0", "accepted"), ("d1", "cancelled")),
+        workers=(("d0", "healthy"), ("d1", "stopped")),
+        sessions=(("s0", "running", "d0"),),
+        gone=("d0",),
+    )
+    assert compaction_blocker(parts, 2 * DAY_MS, 1) is None
+    here = dataclasses.replace(parts, gone=())
+    assert compaction_blocker(here, 2 * DAY_MS, 1) == "dispatch d0 is accepted"
