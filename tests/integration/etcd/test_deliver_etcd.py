@@ -119,7 +119,11 @@ def test_a_command_worker_is_delivered_started_and_its_result_recorded_in_the_cl
     )
     receipt = client.get(f"{etcd_prefix}outbox/{CONSUMER}/{event_id}.receipt.json")
     assert receipt is not None
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []  # every lock let go
+    eventually(  # the result's recorder lets its lock go after its write: a moment later
+        lambda: list(client.range_prefix(f"{etcd_prefix}locks/")) == [],
+        timeout=TIMEOUT,
+        what="every lock let go",
+    )
     _no_record_files(on_etcd)
     again = _deliver(oms, on_etcd, event_id)  # the receipt is replayed: nothing launched
     assert again.returncode == 0, again.stderr
