@@ -10,9 +10,8 @@ line."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from oms.services.chain import dispatches
 from oms.services.conductor import pool
 from oms.services.web import server
 from oms.services.web.board import board
-from oms.services.workspace import Workspace
+from tests.board import board_in_thread
 from tests.fleet import Fleet, make_fleet
 from tests.helpers import OmsCommand, eventually
 from tests.integration.test_notify import RECORD
@@ -201,24 +200,9 @@ def test_a_wait_for_a_person_is_notified_once(
     assert again.done == []  # once: the same version is not notified again
 
 
-@contextmanager
-def _board_of(fleet: Fleet) -> Iterator[server.Board]:
+def _board_of(fleet: Fleet) -> AbstractContextManager[server.Board]:
     """`oms web` on the fleet's state, its actions recorded as Ann's."""
-
-    @contextmanager
-    def opener() -> Iterator[Workspace]:
-        with fleet.workspace() as ws:
-            yield ws
-
-    served = server.serve(0, opener, person="Ann")
-    thread = threading.Thread(target=served.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield served
-    finally:
-        served.shutdown()
-        served.server_close()
-        thread.join()
+    return board_in_thread(fleet.workspace, person="Ann")
 
 
 def _queue(fleet: Fleet) -> list[tuple[object, object]]:

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
 
 from oms.services.web import server
+from tests.board import board_in_thread
 from tests.chain import Chain
 
 
 @pytest.fixture
 def board(chain: Chain) -> Iterator[server.Board]:
-    served = server.serve(0, chain.workspace, person="Zoë Reviewer")
-    thread = threading.Thread(target=served.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with board_in_thread(chain.workspace, person="Zoë Reviewer") as served:
         yield served
-    finally:
-        served.shutdown()
-        served.server_close()
-        thread.join()
