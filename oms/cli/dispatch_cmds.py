@@ -212,22 +212,31 @@ def accept(
 def reject(
     dispatch: DispatchArg,
     reason: Annotated[str, typer.Option("--reason")],
+    person: Annotated[
+        str | None,
+        typer.Option("--person", help="Who declines it (default: your login name)."),
+    ] = None,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Decline a proposed dispatch.
+    """Decline a proposed dispatch; who declined it is kept as signed evidence and named in its
+    reason.
 
-    Example:
+    Examples:
 
     \b
       oms dispatch reject tkt-3 --reason 'wrong role'
+      oms dispatch reject dsp-3fa2 --reason 'wrong role' --person ann
     """
+    import getpass
+
     from oms.services.chain import dispatches, handles
 
+    who = person or getpass.getuser()
     with workspace(state_root_, config_root_, etcd=True) as ws:  # any host's (ADR 0043)
         dispatch = handles.dispatch(ws, dispatch)
-        rec = dispatches.reject(ws, dispatch, reason)
+        rec = dispatches.reject(ws, dispatch, reason, person=who)
     emit({"ok": True, "dispatch": shapes.dispatch(rec)}) if json_out else _print(rec)
 
 

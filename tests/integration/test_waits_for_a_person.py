@@ -249,16 +249,72 @@ def test_a_person_approves_the_waiting_dispatch_from_the_board(fleet: Fleet) -> 
     assert late["error"] == "dispatch cannot approve from state accepted", late
 
 
-def test_a_person_rejects_the_waiting_dispatch_from_the_board(fleet: Fleet) -> None:
-    """`reject` from the board ends that dispatch with the person's words; nothing launches."""
+def _verdicts(fleet: Fleet, dispatch_id: str) -> list[tuple[str, object, object, object]]:
+    """Every person's verdict on `dispatch_id` kept as evidence: (verdict, person, rationale,
+    its producer)."""
+    with fleet.workspace() as ws:
+        bodies = [ws.store.evidence.get(ref).body for ref in ws.store.evidence.refs()]
+    found: list[tuple[str, object, object, object]] = []
+    for body in bodies:
+        said = body["payload"]
+        kind = body["evidence_kind"]
+        if (
+            kind == "human-approval"
+            and isinstance(said, dict)
+            and said["dispatch_id"] == dispatch_id
+        ):
+            found.append(
+                (str(said["verdict"]), said["person"], said["rationale"], body["producer"])
+            )
+    return found
+
+
+@pytest.mark.parametrize(
+    ("words", "reason"),
+    [("", "rejected by Ann: declined on oms web"), ("wrong role", "rejected by Ann: wrong role")],
+)
+def test_a_person_rejects_the_waiting_dispatch_from_the_board(
+    fleet: Fleet, words: str, reason: str
+) -> None:
+    """`reject` from the board ends that dispatch, naming Ann with her words (or the board's
+    default) in its reason, and keeps her verdict as signed evidence that no accept takes for an
+    approval; nothing launches, and the next tick leaves it rejected."""
     _, dispatch_id = _waiting(fleet)
     with _board_of(fleet) as served:
-        code, said = _act(served, "reject", dispatch_id)
+        code, said = _act(served, "reject", dispatch_id, words)
         assert code == 200, said
     with fleet.workspace() as ws:
         rejected = ws.store.records("dispatch").read(dispatch_id)
         assert ws.store.records("worker").read_if_exists(dispatch_id) is None
-    assert (rejected.state, rejected.payload["reason"]) == (
-        "rejected",
-        "rejected from oms web by Ann",
+    assert (rejected.state, rejected.payload["reason"]) == ("rejected", reason)
+    assert rejected.payload["approval_evidence"] is None
+    assert _verdicts(fleet, dispatch_id) == [
+        ("reject", "Ann", words or "declined on oms web", "human")
+    ]
+    fleet.tick()
+    with fleet.workspace() as ws:
+        assert ws.store.records("dispatch").read(dispatch_id).version == rejected.version
+        assert ws.store.records("worker").read_if_exists(dispatch_id) is None
+
+
+@pytest.mark.cli
+def test_a_person_rejects_from_the_command_line_and_is_named(fleet: Fleet, oms: OmsCommand) -> None:
+    """`oms dispatch reject --person` keeps who declined it, as the board does; a second reject,
+    or one of a dispatch no longer proposed, is refused in one line and writes no evidence."""
+    _, dispatch_id = _waiting(fleet)
+    shown = _json(
+        oms, fleet, "dispatch", "reject", dispatch_id, "--reason", "wrong role", "--person", "bob"
     )
+    assert (shown["dispatch"]["state"], shown["dispatch"]["reason"]) == (
+        "rejected",
+        "rejected by bob: wrong role",
+    )
+    assert _verdicts(fleet, dispatch_id) == [("reject", "bob", "wrong role", "human")]
+    again = oms.run(
+        "dispatch", "reject", dispatch_id, "--reason", "again", "--person", "eve", *_where(fleet)
+    )
+    assert again.returncode != 0, again.stdout
+    assert "dispatch cannot reject from state rejected" in again.stderr, again.stderr
+    assert len(again.stderr.strip().splitlines()) <= 2, again.stderr
+    assert "Traceback" not in again.stderr
+    assert _verdicts(fleet, dispatch_id) == [("reject", "bob", "wrong role", "human")]

@@ -452,29 +452,36 @@ def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> 
     with end_lock(ws, dispatch_id):  # an approval and an attempt's end are written in turn
         dispatch = get(ws, dispatch_id)
         intent_sha = _approvable(ws, dispatch)
-        evidence = ws.store.put_evidence(
-            {
-                "format": "oms-evidence-v1",
-                "evidence_kind": "human-approval",
-                "ticket_id": dispatch_payload(dispatch)["ticket_id"],
-                "producer": "human",
-                "producer_role": None,
-                "created_at": ws.now(),
-                "payload": {
-                    "dispatch_id": dispatch.record_id,
-                    "dispatch_intent_sha256": intent_sha,
-                    "verdict": "approve",
-                    "person": person,
-                    "rationale": rationale[:8192],
-                },
-            }
-        )
-        nxt = machine.record_human_approval(
-            dispatch.state, dispatch.payload, evidence_ref=evidence.ref
-        )
+        ref = _persons_verdict(ws, dispatch, intent_sha, "approve", person, rationale)
+        nxt = machine.record_human_approval(dispatch.state, dispatch.payload, evidence_ref=ref)
         return _transition(
-            ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, evidence.ref)
-        ), evidence.ref
+            ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, ref)
+        ), ref
+
+
+def _persons_verdict(
+    ws: Workspace, dispatch: Record, intent_sha: str, verdict: str, person: str, rationale: str
+) -> str:
+    """A person's verdict on `dispatch`'s intent, kept as signed `human-approval` evidence (its
+    ref): `approve` is what an accept takes; `reject` records who declined it and why, and is
+    never taken as an approval (`domain/approval.py` asks for the verdict)."""
+    return ws.store.put_evidence(
+        {
+            "format": "oms-evidence-v1",
+            "evidence_kind": "human-approval",
+            "ticket_id": dispatch_payload(dispatch)["ticket_id"],
+            "producer": "human",
+            "producer_role": None,
+            "created_at": ws.now(),
+            "payload": {
+                "dispatch_id": dispatch.record_id,
+                "dispatch_intent_sha256": intent_sha,
+                "verdict": verdict,
+                "person": person,
+                "rationale": rationale[:8192],
+            },
+        }
+    ).ref
 
 
 def awaits_person(ws: Workspace, dispatch: Record) -> bool:
@@ -709,11 +716,41 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
 
 
 # ------------------------------------------------------------------ reject / cancel
-def reject(ws: Workspace, dispatch_id: str, reason: str) -> Record:
-    """Decline a proposed dispatch."""
-    dispatch = get(ws, dispatch_id)
-    nxt = machine.reject(dispatch.state, dispatch.payload, reason=reason)
-    return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
+def reject(ws: Workspace, dispatch_id: str, reason: str, *, person: str | None = None) -> Record:
+    """Decline a proposed dispatch: the conductor's (past its wait for a person), or a person's.
+    A person's is refused before any write when the dispatch is not proposed or is another
+    repository's; then, under its end lock, their verdict is kept as signed evidence (verdict
+    `reject`, never taken for an approval) and the reason names them (`rejected by <person>:
+    <reason>`), so who declined it is on the record whichever door they used."""
+    if person is None:
+        dispatch = get(ws, dispatch_id)
+        nxt = machine.reject(dispatch.state, dispatch.payload, reason=reason)
+        return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
+    _rejectable(ws, get(ws, dispatch_id))
+    with end_lock(ws, dispatch_id):  # a rejection and an accept's launch are decided in turn
+        dispatch = get(ws, dispatch_id)
+        intent_sha = _rejectable(ws, dispatch)
+        said = one_line(f"rejected by {person}: {one_line(reason, default='no reason given')}")
+        nxt = machine.reject(dispatch.state, dispatch.payload, reason=said)
+        _persons_verdict(ws, dispatch, intent_sha, "reject", person, reason)
+        return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
+
+
+def _rejectable(ws: Workspace, dispatch: Record) -> str:
+    """Why a person may not reject `dispatch` now (raised), else its intent digest."""
+    if dispatch.state != DispatchState.PROPOSED:
+        said = dispatch_payload(dispatch).get("reason")
+        raise IllegalTransitionError(
+            "dispatch",
+            dispatch.state,
+            "reject",
+            hint=one_line(f"it was {dispatch.state}: {said}", 400) if said else None,
+        )
+    ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
+    foreign = tickets.another_repository(ws, ticket)
+    if foreign is not None:  # not this person's to decide from this repository
+        raise foreign
+    return check_intent(dispatch)
 
 
 def cancel(ws: Workspace, dispatch_id: str, reason: str) -> Record:

@@ -26,7 +26,7 @@ from oms.services.workspace import Workspace
 from oms.store.payloads import ticket_payload
 
 APPROVE_RATIONALE = "approved from oms web"
-REJECT_REASON = "rejected from oms web"
+REJECT_REASON = "declined on oms web"
 CANCEL_REASON = "cancelled from oms web"
 STOP_REASON = "stopped from oms web"
 REOPEN_REASON = "a person reopened it"  # `oms ticket reopen`'s own default
@@ -215,7 +215,7 @@ def _approve(ws: Workspace, ask: Ask) -> JsonObject:
 
 def _reject(ws: Workspace, ask: Ask) -> JsonObject:
     dispatch = handles.dispatch(ws, ask.handle)
-    rec = dispatches.reject(ws, dispatch, ask.text or f"{REJECT_REASON} by {ask.person}")
+    rec = dispatches.reject(ws, dispatch, ask.text or REJECT_REASON, person=ask.person)
     return {"dispatch_id": dispatch, "state": rec.state, "said": f"{dispatch} is {rec.state}"}
 
 
