@@ -48,7 +48,9 @@ holds it to that over every order of what the shells can see.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from oms.canonical import JsonObject, next_after, parse_ts, stable_id
@@ -297,12 +299,18 @@ class Run(NamedTuple):
     step: Step
 
 
+SessionRedo: TypeAlias = "Callable[[str, JsonObject, str], Next[SessionPayload]]"
+
+
 class MoveSession(NamedTuple):
     """Write the session's next version (`op`: its operation id); the shell answers
-    `SessionMoved`."""
+    `SessionMoved`. `again`: the same move decided again on a version another writer wrote since
+    the session was seen (a hook's beat), from its state, payload and time; None: that version
+    is refused (`VersionConflictError`)."""
 
     op: str
     nxt: Next[SessionPayload]
+    again: SessionRedo | None = None
 
 
 class MoveWorker(NamedTuple):
@@ -507,14 +515,14 @@ def _park(state: State, event: Event) -> list[Effect] | None:
         if state.halts:  # parked first: a pane's end seen meanwhile is a parked worker's
             op = stable_id("wkr-park", state.dispatch_id, state.why, state.until)
             move = _park_worker(state, "halted")[0]
-            return [MoveSession(op, _park_next(state)), move, Run(Step.HALT)]
+            return [_park_session(state, op), move, Run(Step.HALT)]
         return [Run(Step.INTERRUPT)]
     if isinstance(event, Halted) and step is Step.HALT:
         return [Answer((("parked", "halted" if event.ended else "running"),))]
     if isinstance(event, Interrupted) and step is Step.INTERRUPT:
         op = stable_id("wkr-park", state.dispatch_id, state.why, state.until)
         parked = "interrupted" if event.interrupted else "idle"
-        return [MoveSession(op, _park_next(state)), *_park_worker(state, parked)]
+        return [_park_session(state, op), *_park_worker(state, parked)]
     if isinstance(event, Done) and step is Step.PLAN:
         return _park_worker(state, "already")
     return None
@@ -522,8 +530,20 @@ def _park(state: State, event: Event) -> list[Effect] | None:
 
 def _park_next(state: State) -> Next[SessionPayload]:
     session_state, session = _session(state)
-    now = next_after(state.session_observed, state.now)
-    return sessions.park(session_state, session, until=state.until, now=now)
+    return _park_on(state.until, state.now, session_state, session, state.session_observed)
+
+
+def _park_on(
+    until: str, now: str, session_state: str, session: JsonObject, observed_at: str
+) -> Next[SessionPayload]:
+    """The park of a session version (the one seen, or one a hook wrote since)."""
+    return sessions.park(session_state, session, until=until, now=next_after(observed_at, now))
+
+
+def _park_session(state: State, op: str) -> MoveSession:
+    """The session's park, decided again on a version written since it was seen: a hook's beat
+    between the look and the write is not a reason to leave the worker running."""
+    return MoveSession(op, _park_next(state), partial(_park_on, state.until, state.now))
 
 
 def _park_worker(state: State, parked: str) -> list[Effect]:

@@ -31,6 +31,7 @@ from oms.store import Change, Record
 from oms.store.payloads import as_json, worker_payload
 
 if TYPE_CHECKING:
+    from oms.domain.lifecycle import SessionRedo
     from oms.schemas.payloads import SessionPayload
 
 
@@ -167,13 +168,33 @@ class DeliveryContext:
         """A timestamp for `record`'s next version (strictly after its last)."""
         return next_after(record.observed_at, self.ws.now() if now is None else now)
 
-    def session_step(self, session: Record, nxt: Next[SessionPayload], op: str) -> Record:
+    def session_step(
+        self,
+        session: Record,
+        nxt: Next[SessionPayload],
+        op: str,
+        again: SessionRedo | None = None,
+    ) -> Record:
         """Write a session transition (observed at the time the machine stamped) and the lifecycle
-        event it is, if any (`services/delivery/session_events.py`)."""
-        after = nxt.payload["last_observed_at"]
-        change = Change(nxt.state, as_json(nxt.payload), op, SYSTEM_ACTOR, after)
-        written = self.ws.store.records("session").write_next(session, change).record
-        session_events.after_step(self.ws, session.state, written)
+        event it is, if any (`services/delivery/session_events.py`). `again`: on a version
+        another writer put after `session`, the move is decided again on it (the store's
+        read-decide-write-retry); without it that version is refused."""
+        before: list[str] = []
+
+        def decide(current: Record) -> Change:
+            nxt_ = nxt
+            if current.version != session.version and again is not None:
+                nxt_ = again(current.state, current.payload, current.observed_at)
+            before[:] = [current.state]
+            return _session_change(nxt_, op)
+
+        sessions = self.ws.store.records("session")
+        if again is None:
+            written = sessions.write_next(session, decide(session)).record
+        else:
+            done = sessions.update(session.record_id, decide, first=session)
+            written = session if done is None else done.record
+        session_events.after_step(self.ws, before[0], written)
         return written
 
     def move_worker(
@@ -181,3 +202,10 @@ class DeliveryContext:
     ) -> Record | None:
         """`worker_moves.move` as delivery (`SYSTEM_ACTOR`)."""
         return worker_moves.move(self.ws, dispatch_id, decide, op=op, actor=SYSTEM_ACTOR)
+
+
+def _session_change(nxt: Next[SessionPayload], op: str) -> Change:
+    """A session's next version as the store writes it, observed when the machine stamped it."""
+    return Change(
+        nxt.state, as_json(nxt.payload), op, SYSTEM_ACTOR, nxt.payload["last_observed_at"]
+    )

@@ -141,7 +141,7 @@ class _Request:
             return self.step(effect.step)
         if isinstance(effect, machine.MoveSession):
             session = _got(self.session, effect)
-            self.session = d.session_step(session, effect.nxt, effect.op)
+            self.session = d.session_step(session, effect.nxt, effect.op, effect.again)
             return machine.SessionMoved(self.session.version)
         if isinstance(effect, machine.MoveWorker):
             native_resume.move_worker(d, dispatch_id, effect)
