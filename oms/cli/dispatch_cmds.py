@@ -92,6 +92,13 @@ def propose(
             help="Pin a provider (skips cooldowns and quota; see `oms route explain`).",
         ),
     ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Cancel the attempt's proposal (not yet accepted) and propose this in its place.",
+        ),
+    ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
@@ -104,11 +111,14 @@ def propose(
     \b
       oms dispatch propose tkt-3
       oms dispatch propose tkt-3 --role oms.ticket-executor --provider codex
+      oms dispatch propose tkt-3 --provider codex --replace   (another route, same attempt)
     """
     from oms.services.chain import dispatches, handles
 
     with workspace(state_root_, config_root_, etcd=True) as ws:  # its leasing host's (ADR 0043)
-        rec, created = dispatches.propose(ws, handles.ticket(ws, ticket), role, provider)
+        rec, created = dispatches.propose(
+            ws, handles.ticket(ws, ticket), role, provider, replace=replace
+        )
         waits = dispatches.shown_waits(ws, [rec])
     if json_out:
         emit({"ok": True, "created": created, "dispatch": shapes.dispatch(rec, waits)})

@@ -9,6 +9,8 @@ advisor alone is still cancelled and routed again."""
 
 from __future__ import annotations
 
+import functools
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -17,12 +19,17 @@ from typing import Any
 import pytest
 
 from oms.canonical import add_ms
+from oms.domain import dispatches as dispatch_machine
 from oms.domain.routing import Cooldown
+from oms.errors import ConflictError
 from oms.services.admin.status import snapshot
 from oms.services.chain import dispatches, providers, tickets
+from oms.services.chain.end_lock import end_lock
+from oms.services.conductor import work
 from oms.services.conductor.tick import tick
 from oms.services.workspace import Workspace
 from tests.chain import Chain
+from tests.helpers import OmsCommand
 from tests.integration.test_routing import PROVIDERS, ROLE
 
 
@@ -135,3 +142,108 @@ def test_an_approved_dispatch_waiting_out_a_rest_outlasts_a_configuration_fault(
         assert kept.state == "proposed", kept.payload["reason"]
         assert kept.payload["approval_evidence"] is not None
         assert ws.store.records("ticket").read(ticket_id).state == "leased"
+
+
+def _waiting_out_a_rest(chain: Chain) -> tuple[str, str]:
+    """(ticket, dispatch): a person approved its route to anthropic-a, then anthropic-a was put
+    to rest, and the tick left it waiting for the rest."""
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, "Approved, rested, then pinned", "do it").record_id
+    _tick(chain)
+    with chain.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="this route")
+    chain.clock.advance(1)
+    with chain.workspace() as ws:
+        _rest(ws, 600)
+    assert any("approved by a person, waits" in x for x in _tick(chain))
+    return ticket_id, dispatch.record_id
+
+
+def _states(chain: Chain) -> dict[str, tuple[str, object]]:
+    with chain.workspace() as ws:
+        return {
+            d.record_id: (d.state, d.payload.get("provider_id"))
+            for d in ws.store.latest("dispatch").records
+        }
+
+
+def test_a_person_pins_another_provider_in_place_of_the_waiting_route(chain: Chain) -> None:
+    """Ann stops waiting for anthropic-a: `propose --provider anthropic-b` alone is refused (the
+    attempt has a proposal), its hint naming `--replace`; with it, the approved route is
+    cancelled and her pin proposed under a fresh session of the same attempt (no attempt
+    counted). It waits for her approval as any of this role's does, then it is the one the tick
+    accepts; the cancelled route never launches."""
+    ticket_id, first = _waiting_out_a_rest(chain)
+    with chain.workspace() as ws, pytest.raises(ConflictError) as refused:
+        dispatches.propose(ws, ticket_id, ROLE, "anthropic-b")
+    assert "--replace" in str(refused.value.remedy), refused.value.remedy
+    with chain.workspace() as ws:
+        attempt = ws.store.records("ticket").read(ticket_id).payload["attempt"]
+        pinned, created = dispatches.propose(ws, ticket_id, ROLE, "anthropic-b", replace=True)
+    assert created
+    assert pinned.record_id != first
+    assert _states(chain) == {
+        first: ("cancelled", "anthropic-a"),
+        pinned.record_id: ("proposed", "anthropic-b"),
+    }
+    with chain.workspace() as ws:
+        said = ws.store.records("dispatch").read(first).payload["reason"]
+        assert said == f"replaced by a person's new proposal of {ticket_id} (provider anthropic-b)"
+        assert ws.store.records("ticket").read(ticket_id).payload["attempt"] == attempt
+    lines = _tick(chain)
+    waits = f"{ticket_id}: {pinned.record_id} waits for a person's approval"
+    assert any(x.startswith(waits) for x in lines), lines
+    with chain.workspace() as ws:
+        dispatches.approve(ws, pinned.record_id, person="Ann", rationale="pinned route")
+    lines = _tick(chain)
+    assert any(x.startswith(f"{ticket_id}: {pinned.record_id} delivered") for x in lines), lines
+    with chain.workspace() as ws:
+        assert ws.store.records("worker").read_if_exists(first) is None
+
+
+def test_a_tick_during_the_replacement_never_ends_the_attempt(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick that comes while the replacement is being written (the old route cancelled, the new
+    one not yet proposed) finds the old route's end lock held and leaves the ticket alone; before,
+    it took the cancel for the attempt's end and retried the ticket ("failed: replaced …"), and
+    Ann's proposal was refused ("ticket is open"). The next tick goes on with her proposal."""
+    ticket_id, first = _waiting_out_a_rest(chain)
+    monkeypatch.setattr(work, "end_lock", functools.partial(end_lock, wait_s=0.0))
+    with chain.workspace() as ws, end_lock(ws, first):  # what `_replace` holds
+        current = ws.store.records("dispatch").read(first)
+        nxt = dispatch_machine.cancel(current.state, current.payload, reason="replaced")
+        dispatches._transition(ws, current, nxt, "op-replace-test")
+        lines = _tick(chain)  # between the cancel and the new proposal
+        assert f"{ticket_id}: another process holds its delivery" in lines, lines
+        assert ws.store.records("ticket").read(ticket_id).state == "leased"
+        pinned, created = dispatches.propose(ws, ticket_id, ROLE, "anthropic-b")
+    assert created
+    lines = _tick(chain)
+    waits = f"{ticket_id}: {pinned.record_id} waits for a person's approval"
+    assert any(x.startswith(waits) for x in lines), lines
+    with chain.workspace() as ws:
+        assert ws.store.records("ticket").read(ticket_id).state == "leased"
+        assert ws.store.records("dispatch").read(pinned.record_id).state == "proposed"
+
+
+@pytest.mark.cli
+def test_the_command_replaces_the_route_in_one_line(chain: Chain, oms: OmsCommand) -> None:
+    """The same from the command line: without `--replace` one line naming it, exit non-zero;
+    with it, the new dispatch shown, the old one cancelled."""
+    ticket_id, first = _waiting_out_a_rest(chain)
+    roots = ("--state-root", str(chain.state), "--config-root", str(chain.repo))
+    pin = ("dispatch", "propose", ticket_id, "--role", ROLE, "--provider", "anthropic-b")
+    refused = oms.run(*pin, *roots)
+    assert refused.returncode != 0, refused.stdout
+    assert "Traceback" not in refused.stderr
+    assert "--replace" in refused.stderr, refused.stderr
+    done = oms.run(*pin, "--replace", "--json", *roots)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = json.loads(done.stdout)
+    assert shown["created"] is True
+    assert shown["dispatch"]["id"] != first
+    assert _states(chain)[first][0] == "cancelled"
+    assert _states(chain)[shown["dispatch"]["id"]] == ("proposed", "anthropic-b")

@@ -310,6 +310,8 @@ def test_a_person_rejects_from_the_command_line_and_is_named(fleet: Fleet, oms: 
         "rejected by bob: wrong role",
     )
     assert _verdicts(fleet, dispatch_id) == [("reject", "bob", "wrong role", "human")]
+    log = _text(oms, fleet, "audit", "log", "--dispatch", dispatch_id)
+    assert "-> rejected by person:bob" in log, log  # the ledger names the person
     again = oms.run(
         "dispatch", "reject", dispatch_id, "--reason", "again", "--person", "eve", *_where(fleet)
     )

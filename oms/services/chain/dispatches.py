@@ -91,13 +91,16 @@ def list_all(ws: Workspace) -> list[Record]:
     return ws.store.latest("dispatch").checked()
 
 
-def _transition(ws: Workspace, dispatch: Record, nxt: Next[DispatchPayload], op: str) -> Record:
+def _transition(
+    ws: Workspace,
+    dispatch: Record,
+    nxt: Next[DispatchPayload],
+    op: str,
+    actor: str = SYSTEM_ACTOR,
+) -> Record:
+    """The dispatch's next version (`actor`: who the ledger names, a person's decision theirs)."""
     change = Change(
-        nxt.state,
-        as_json(nxt.payload),
-        op,
-        SYSTEM_ACTOR,
-        next_after(dispatch.observed_at, ws.now()),
+        nxt.state, as_json(nxt.payload), op, actor, next_after(dispatch.observed_at, ws.now())
     )
     return ws.store.records("dispatch").write_next(dispatch, change).record
 
@@ -153,8 +156,7 @@ def _session_for(ws: Workspace, ticket: Record) -> Record:
     operation id was taken 'with a different change'). One that was delivered ran as the attempt:
     a new dispatch is a new attempt."""
     attempt = ticket_payload(ticket)["attempt"]
-    session = text_set(ticket_payload(ticket)["session_id"], "session_id")
-    dispatch_id = stable_id("dsp", ticket.record_id, attempt, session)
+    dispatch_id = tickets.dispatch_id(ticket, attempt)
     ended = ws.store.records("dispatch").read_if_exists(dispatch_id)
     if ended is None or ended.state not in (DispatchState.CANCELLED, DispatchState.REJECTED):
         return ticket
@@ -175,11 +177,17 @@ def _changes(ticket: Record) -> JsonObject:
 
 
 def propose(
-    ws: Workspace, ticket_id: str, role_id: str | None = None, provider: str | None = None
+    ws: Workspace,
+    ticket_id: str,
+    role_id: str | None = None,
+    provider: str | None = None,
+    *,
+    replace: bool = False,
 ) -> tuple[Record, bool]:
     """Capture the intent of launching `role_id` on the leased ticket, routed to a provider when
     providers are configured (`provider`: a person's pin; `services/chain/providers.py`); returns
-    (dispatch, created)."""
+    (dispatch, created). `replace`: a proposal of the attempt with another intent, not yet
+    accepted, is cancelled and this one proposed in its place (`_replace`); else it is refused."""
     ticket = tickets.require(ws, check(ticket_id, "ticket id"))
     if ticket.state != TicketState.LEASED:
         hint = (
@@ -226,12 +234,7 @@ def propose(
         )
     provider_id = _route(ws, configured, provider)
     attempt = ticket_payload(ticket)["attempt"]
-    dispatch_id = stable_id(
-        "dsp",
-        ticket.record_id,
-        attempt,
-        text_set(ticket_payload(ticket)["session_id"], "session_id"),
-    )
+    dispatch_id = tickets.dispatch_id(ticket, attempt)
     fields: JsonObject = {
         "ticket_id": ticket.record_id,
         "ticket_version": ticket.version,
@@ -262,11 +265,16 @@ def propose(
             == nxt.payload["dispatch_intent_sha256"]
         ):
             return proposed, False
+        if replace and proposed.state == DispatchState.PROPOSED:
+            return _replace(ws, proposed, ticket.record_id, role_id, provider)
         raise ConflictError(
             f"dispatch {dispatch_id} ({proposed.state}) was proposed for attempt {attempt} of "
-            f"{ticket.record_id} with another intent (the config, policy or checkout changed)",
-            hint=f"`oms dispatch cancel {dispatch_id} --reason stale`, then "
-            f"`oms dispatch propose {ticket.record_id}`",
+            f"{ticket.record_id} with another intent (another route, role, config, policy or "
+            "checkout)",
+            hint=f"`oms dispatch propose {ticket.record_id} ... --replace` cancels it and "
+            "proposes this in its place"
+            if proposed.state == DispatchState.PROPOSED
+            else f"it is {proposed.state}: a new dispatch is a new attempt",
         )
     result = ws.store.records("dispatch").create(
         dispatch_id,
@@ -277,6 +285,33 @@ def propose(
         observed_at=ws.now(),
     )
     return result.record, not result.replayed
+
+
+def _replace(
+    ws: Workspace, old: Record, ticket_id: str, role_id: str | None, provider: str | None
+) -> tuple[Record, bool]:
+    """A person's new proposal in place of the attempt's proposal `old` (not yet accepted): under
+    `old`'s end lock, `old` is cancelled (an approval of it goes with it) and the new one proposed
+    under a fresh session of the same attempt (`_session_for`). The lock is held until the new
+    proposal is written: the conductor asks it before it takes an ended proposal for its
+    attempt's end (`conductor/work.py`), so a tick between the two writes never counts the cancel
+    as a failed attempt nor proposes a route of its own; an accept racing the cancel loses its
+    compare and writes nothing."""
+    with end_lock(ws, old.record_id):
+        current = get(ws, old.record_id)
+        if current.state != DispatchState.PROPOSED:  # accepted (or ended) since it was read
+            raise IllegalTransitionError(
+                "dispatch",
+                current.state,
+                "replace",
+                hint=f"it is {current.state}: a new dispatch is a new attempt",
+            )
+        reason = f"replaced by a person's new proposal of {ticket_id}" + (
+            f" (provider {provider})" if provider is not None else ""
+        )
+        nxt = machine.cancel(current.state, current.payload, reason=reason)
+        _transition(ws, current, nxt, stable_id("dsp-replace", current.record_id))
+        return propose(ws, ticket_id, role_id, provider)
 
 
 def refuse_another_hosts_chain(ws: Workspace, ticket: Record, dispatch_id: str | None) -> None:
@@ -454,9 +489,8 @@ def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> 
         intent_sha = _approvable(ws, dispatch)
         ref = _persons_verdict(ws, dispatch, intent_sha, "approve", person, rationale)
         nxt = machine.record_human_approval(dispatch.state, dispatch.payload, evidence_ref=ref)
-        return _transition(
-            ws, dispatch, nxt, stable_id("dsp-approve", dispatch.record_id, ref)
-        ), ref
+        op = stable_id("dsp-approve", dispatch.record_id, ref)
+        return _transition(ws, dispatch, nxt, op, tickets.person_actor(person)), ref
 
 
 def _persons_verdict(
@@ -733,7 +767,8 @@ def reject(ws: Workspace, dispatch_id: str, reason: str, *, person: str | None =
         said = one_line(f"rejected by {person}: {one_line(reason, default='no reason given')}")
         nxt = machine.reject(dispatch.state, dispatch.payload, reason=said)
         _persons_verdict(ws, dispatch, intent_sha, "reject", person, reason)
-        return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
+        op = stable_id("dsp-reject", dispatch.record_id)
+        return _transition(ws, dispatch, nxt, op, tickets.person_actor(person))
 
 
 def _rejectable(ws: Workspace, dispatch: Record) -> str:

@@ -539,15 +539,19 @@ def person_actor(person: str) -> str:
     return f"person:{name or 'unnamed'}"
 
 
+def dispatch_id(ticket: Record, attempt: int) -> str:
+    """The id of the dispatch of the ticket's leased `attempt` under its current session: the one
+    home of the rule (`dispatches.propose` gives it; a reader asks it)."""
+    session_id = text_set(ticket_payload(ticket)["session_id"], "session_id")
+    return stable_id("dsp", ticket.record_id, attempt, session_id)
+
+
 def dispatch_of(ws: Workspace, ticket: Record, attempt: int) -> Record | None:
     """The dispatch of the ticket's leased attempt: its id is the one `dispatches.propose` gives it
     (read alone, so that another dispatch's damaged record never decides this ticket)."""
-    session_id = ticket_payload(ticket).get("session_id")
-    if not isinstance(session_id, str):
+    if not isinstance(ticket_payload(ticket).get("session_id"), str):
         return None
-    return ws.store.records("dispatch").read_if_exists(
-        stable_id("dsp", ticket.record_id, attempt, session_id)
-    )
+    return ws.store.records("dispatch").read_if_exists(dispatch_id(ticket, attempt))
 
 
 def expire_due(

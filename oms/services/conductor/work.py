@@ -15,6 +15,7 @@ from oms.domain import status_reason
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
 from oms.schemas.payloads import DispatchState, TicketState
 from oms.services.chain import dispatches, fence, tickets, worktrees
+from oms.services.chain.end_lock import end_lock
 from oms.services.chain.liveness import CONSUMER
 from oms.services.chain.tickets import another_repository
 from oms.services.conductor import doing, pool
@@ -124,10 +125,7 @@ def fill(
     ws = d.ws
     checks = checks if checks is not None else Preflight(ws)
     all_tickets, workers, all_dispatches = _relevant(ws)
-    by_attempt = {
-        (dispatch_payload(r)["ticket_id"], dispatch_payload(r)["attempt"]): r
-        for r in all_dispatches
-    }
+    by_attempt = _by_attempt(all_tickets, all_dispatches)
     held = [
         t
         for t in all_tickets
@@ -284,6 +282,22 @@ def _relevant(ws: Workspace) -> tuple[list[Record], list[Record], list[Record]]:
     return tickets_now, workers, dispatches_now
 
 
+def _by_attempt(
+    all_tickets: list[Record], all_dispatches: list[Record]
+) -> dict[tuple[str, int], Record]:
+    """Each attempt's dispatch the chain goes on with: the one of its ticket's current session;
+    else one of the attempt's (an ended proposal whose replacement under a fresh session is being
+    written, or was not: `_replaced` decides which)."""
+    sessions = {t.record_id: ticket_payload(t).get("session_id") for t in all_tickets}
+    found: dict[tuple[str, int], Record] = {}
+    for record in all_dispatches:
+        payload = dispatch_payload(record)
+        key = (payload["ticket_id"], payload["attempt"])
+        if key not in found or payload["session_id"] == sessions.get(key[0]):
+            found[key] = record
+    return found
+
+
 def _claimed(
     ws: Workspace,
     held: list[Record],
@@ -333,6 +347,10 @@ def _advance(
     ticket_id = ticket.record_id
     attempt = ticket_payload(ticket)["attempt"]
     try:
+        if dispatch is not None and _ended_unlaunched(dispatch):
+            moved = _replaced(d, ticket, dispatch)
+            if moved is not None:
+                ticket, dispatch = moved
         if dispatch is not None and dispatches.awaits_person(ws, dispatch):  # spends nothing
             _await_person(d, ticket, dispatch, done, skipped)
             return
@@ -406,6 +424,30 @@ def _advance(
         why = one_line(exc.message) if waits is None else waits
         status = "failed" if waits is None else conductor_rules.CONFIG
         _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=status)
+
+
+def _ended_unlaunched(dispatch: Record) -> bool:
+    """Did `dispatch` end before it was accepted (cancelled or rejected with no delivery event:
+    nothing of it ran), so its attempt may go on under a fresh session?"""
+    return (
+        dispatch.state in (DispatchState.CANCELLED, DispatchState.REJECTED)
+        and dispatch_payload(dispatch)["delivery_event_id"] is None
+    )
+
+
+def _replaced(d: Delivery, ticket: Record, dispatch: Record) -> tuple[Record, Record | None] | None:
+    """The ticket and its current session's dispatch when the attempt went on under a fresh
+    session after `dispatch` ended unlaunched (a person's `oms dispatch propose --replace`, or a
+    proposal after a cancel); None when it did not (the end is the attempt's, as before). Asked
+    after the ended dispatch's end lock is free: a replacement holds it from its cancel until its
+    new proposal is written (`dispatches.propose`), so its cancel is never taken for the
+    attempt's end (`LockHeldError` while it writes: the ticket is skipped this tick)."""
+    with end_lock(d.ws, dispatch.record_id):
+        now = d.ws.store.records("ticket").read(ticket.record_id)
+    session = ticket_payload(now).get("session_id")
+    if now.state != TicketState.LEASED or session == dispatch_payload(dispatch)["session_id"]:
+        return None
+    return now, tickets.dispatch_of(d.ws, now, ticket_payload(now)["attempt"])
 
 
 def _await_person(
