@@ -82,7 +82,12 @@ def test_proposing_another_intent_for_the_attempt_says_how(oms: OmsCommand, chai
     chain.edit_config(lambda s: s.replace('model = "script"', 'model = "script-2"'), commit=True)
     line, hint = _error(_run(oms, chain, "dispatch", "propose", "tkt-1"))
     assert dispatch in line
-    assert f"oms dispatch cancel {dispatch}" in hint
+    assert "oms dispatch propose tkt-1 ... --replace" in hint
+    replaced = _run(oms, chain, "dispatch", "propose", "tkt-1", "--replace", "--json")  # the hint
+    assert replaced.returncode == 0, replaced.stderr
+    assert json.loads(replaced.stdout)["dispatch"]["id"] != dispatch
+    shown = _run(oms, chain, "dispatch", "show", dispatch, "--json")
+    assert json.loads(shown.stdout)["dispatch"]["state"] == "cancelled"
 
 
 def test_an_author_without_an_address_is_shown_the_line_to_run(
