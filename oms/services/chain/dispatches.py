@@ -772,7 +772,9 @@ def reject(ws: Workspace, dispatch_id: str, reason: str, *, person: str | None =
 
 
 def _rejectable(ws: Workspace, dispatch: Record) -> str:
-    """Why a person may not reject `dispatch` now (raised), else its intent digest."""
+    """Why a person may not reject `dispatch` now (raised), else the intent digest it records. Not
+    checked against its fields: a dispatch whose intent no longer matches them (changed by hand)
+    is one a person must be able to decline."""
     if dispatch.state != DispatchState.PROPOSED:
         said = dispatch_payload(dispatch).get("reason")
         raise IllegalTransitionError(
@@ -785,7 +787,7 @@ def _rejectable(ws: Workspace, dispatch: Record) -> str:
     foreign = tickets.another_repository(ws, ticket)
     if foreign is not None:  # not this person's to decide from this repository
         raise foreign
-    return check_intent(dispatch)
+    return dispatch_payload(dispatch)["dispatch_intent_sha256"]
 
 
 def cancel(ws: Workspace, dispatch_id: str, reason: str) -> Record:

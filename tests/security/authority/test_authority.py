@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from oms.canonical import access, next_after, sha256_hex, stable_id
+from oms.domain import approval
 from oms.errors import AuthorityChangedError, InvalidIdError, OmsError, SignatureError
 from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.workspace import Workspace
@@ -217,3 +218,63 @@ def test_content_address_binds_ticket_content(chain: Chain) -> None:
     )
     assert sha256_hex(Path(data).read_bytes()) == rec.payload["ticket_content_sha256"]
     assert content["title"] == "Fix the flaky test"
+
+
+def test_a_persons_rejection_cannot_be_used_to_accept(chain: Chain) -> None:
+    """A person's rejection is kept as signed `human-approval` evidence (verdict `reject`): pointed
+    at as another dispatch's approval it is refused (another ticket's), and even bound to its
+    own dispatch and intent its verdict refuses it (`domain/approval.py`)."""
+    chain.edit_policy(lambda doc: doc.update(human_approval=True), commit=True)
+    _, _, declined = chain.proposed("Declined by a person")
+    _, _, target = chain.proposed("Target")
+    with chain.workspace() as ws:
+        intent = ws.store.records("dispatch").read(declined).payload["dispatch_intent_sha256"]
+        dispatches.reject(ws, declined, "wrong role", person="Ann")
+        [(ref, body)] = [
+            (r, b)
+            for r, b in ((r, ws.store.evidence.get(r).body) for r in ws.store.evidence.refs())
+            if b["evidence_kind"] == "human-approval"
+        ]
+        _point_approval_at(ws, target, ref)
+        with pytest.raises(AuthorityChangedError, match="evidence is for"):
+            dispatches.accept(ws, target)
+    with pytest.raises(AuthorityChangedError, match="verdict is reject"):
+        approval.check_human_approval(
+            body, ticket_id=str(body["ticket_id"]), dispatch_id=declined, intent=str(intent)
+        )
+
+
+def _point_approval_at(ws: Workspace, dispatch_id: str, ref: str) -> None:
+    records = ws.store.records("dispatch")
+    rec = records.read(dispatch_id)
+    records.transition(
+        dispatch_id,
+        expected_version=rec.version,
+        state="proposed",
+        payload={**rec.payload, "approval_evidence": ref},
+        operation_id=stable_id("evil", ref),
+        actor="oms-system",
+        observed_at=next_after(rec.observed_at, ws.now()),
+    )
+
+
+def test_a_person_may_reject_a_dispatch_whose_fields_no_longer_match_its_intent(
+    chain: Chain,
+) -> None:
+    """Its fields changed by hand after the proposal: no accept takes it, and a person can still
+    decline it (their verdict names the digest it records)."""
+    _, _, dispatch_id = chain.proposed("Changed by hand")
+    with chain.workspace() as ws:
+        records = ws.store.records("dispatch")
+        rec = records.read(dispatch_id)
+        records.transition(
+            dispatch_id,
+            expected_version=rec.version,
+            state="proposed",
+            payload={**rec.payload, "model_id": "another-model"},
+            operation_id="op-by-hand",
+            actor="oms-system",
+            observed_at=next_after(rec.observed_at, ws.now()),
+        )
+        done = dispatches.reject(ws, dispatch_id, "changed by hand", person="Ann")
+    assert (done.state, done.payload["reason"]) == ("rejected", "rejected by Ann: changed by hand")
