@@ -323,6 +323,7 @@ class Limits(NamedTuple):
     supervisor_grace_s: float = 2.0  # an over agent's group: SIGTERM, then SIGKILL this long after
     # generations raced for before an anchor gives up (another writer anchoring)
     anchor_rounds: int = 8
+    shared_rollbacks_read: int = 256  # accepted rollbacks read off a cluster for the ticket floor
     # the ledger log's tail an anchor reads first to find an entry (then four times more)
     anchor_scan_bytes: int = 64 * 1024
     # a file time this close to the scan that saw it is looked at again

@@ -80,6 +80,15 @@ class Anchored(Backend, Protocol):
         """The (seq, hash) of the entry this process wrote last, or None."""
         ...
 
+    def shared_rollbacks(self) -> list[tuple[str, bytes]]:
+        """The accepted rollbacks it keeps for every host ((name under `rollbacks/`, bytes);
+        `anchor.shared_rollback`), at most `Limits.shared_rollbacks_read`."""
+        ...
+
+    def pins(self) -> dict[str, bytes]:
+        """The other hosts' state keys the person pinned, by key id."""
+        ...
+
 
 @runtime_checkable
 class KeepsBeats(Backend, Protocol):
@@ -391,7 +400,26 @@ class Store:
         floor = anchor.ticket_floor(self.state.root)
         if isinstance(self.backend, Anchored):
             floor = max(floor, anchor.ticket_floor(self.state.root, self.backend.chain()))
+            shared = self.backend.shared_rollbacks()  # any host's accept (amendment `floor`)
+            floor = max(floor, anchor.shared_floor(shared, self._keys_by_id(self.backend)))
         return floor
+
+    def _keys_by_id(self, backend: Anchored) -> dict[str, bytes]:
+        """This state key and the pinned hosts' keys, by key id."""
+        return {**backend.pins(), self.state.meta.key_id: self.state.meta.public_key}
+
+    def share_rollback(self, seq: int, head: str, tickets: int) -> None:
+        """Keep an accepted rollback's ticket floor on the backend for every host (`anchor.
+        shared_rollback`, with its ledger entry): another host numbers above it too, though its
+        own anchor never held what was lost. Nothing on a state root (its own anchor keeps it)."""
+        if not isinstance(self.backend, Anchored):
+            return
+        from oms.store import anchor
+
+        name, data = anchor.shared_rollback(
+            self.state.signer(), self.state.meta.key_id, seq, head, tickets
+        )
+        self.backend.create_once("rollback", name, data, self.limits.anchor_bytes)
 
     def audit(self, exported: bytes | None = None) -> Audit:
         """Verify the ledger, its checkpoints, every covered file (`ledger_check.verify_ledger`),

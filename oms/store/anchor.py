@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from oms.canonical import JsonObject, dumps
+from oms.canonical import JsonObject, dumps, sha256_hex
 from oms.canonical.strict_json import loads_foreign
 from oms.errors import (
     AlreadyExistsError,
@@ -115,6 +116,54 @@ def parse(data: bytes, public_raw: bytes, key_id: str, where: str, generation: i
         raise IntegrityError(f"{where}: signed by another key")
     keys.verify(public_raw, keys.b64decode(sig, where), PAYLOAD_TYPE, signed, where)
     return Anchor(seq, head, at, tickets, generation, where)
+
+
+SHARED_ROLLBACKS = "rollbacks"  # a cluster's: accepted rollbacks, every host numbers above them
+_SHARED = re.compile(r"([0-9a-f]{64})\.json")
+
+
+def shared_rollback(
+    signer: keys.SigningKey, key_id: str, seq: int, head: str, tickets: int
+) -> tuple[str, bytes]:
+    """An accepted rollback as a cluster keeps it for every host (ADR 0043, amendment `floor`):
+    an anchor of the head the accept moved to, carrying the ticket floor it reserved, signed by
+    this state key, named by its bytes' sha256 (created once); (its name, its bytes)."""
+    data = sign(signer, key_id, seq, head, tickets)
+    return f"{SHARED_ROLLBACKS}/{sha256_hex(data)}.json", data
+
+
+def shared_problem(name: str, data: bytes, keys_by_id: Mapping[str, bytes]) -> str | None:
+    """What is wrong with the shared rollback `name` (its name under `rollbacks/`) holding
+    `data`: another name than its bytes' digest, not an anchor oms signs, or signed by a state
+    key none of `keys_by_id` holds (this host's, the pinned hosts'); None: it holds."""
+    found = _SHARED.fullmatch(name)
+    if found is None or found.group(1) != sha256_hex(data):
+        return "not named by the digest of its bytes"
+    try:
+        doc = loads_foreign(data[:MAX_ANCHOR])
+        key_id = doc.get("keyid") if isinstance(doc, dict) else None
+    except (ValueError, RecursionError, OmsError):
+        key_id = None
+    public = keys_by_id.get(key_id) if isinstance(key_id, str) else None
+    if public is None or not isinstance(key_id, str):
+        return "an accepted rollback signed by a state key no pinned host holds: not counted"
+    try:
+        parse(data, public, key_id, name)
+    except OmsError as exc:
+        return exc.message
+    return None
+
+
+def shared_floor(found: Iterable[tuple[str, bytes]], keys_by_id: Mapping[str, bytes]) -> int:
+    """The highest ticket floor of the shared rollbacks `found` ((name, bytes)) that hold
+    (`shared_problem`); one that does not is not counted (`oms store verify` names it)."""
+    floor = 0
+    for name, data in found:
+        if shared_problem(name, data, keys_by_id) is None:
+            doc = loads_foreign(data[:MAX_ANCHOR])
+            tickets = doc.get("tickets") if isinstance(doc, dict) else None
+            floor = max(floor, tickets if isinstance(tickets, int) else 0)
+    return floor
 
 
 class Chain(Protocol):

@@ -13,6 +13,8 @@ Keys under the store's prefix mirror the state root's names:
   (`locks/conductor/<host>`: a host's conductor, ADR 0043 amendment `etcdhost`;
   `locks/outbox/<consumer>/<event>`: a processing lock, amendment `etcddeliver`);
 * `hosts/<host>` — a host's heartbeat under its lease (`adapters/etcd/hosts.py`).
+* `rollbacks/<sha256>.json` — an accepted rollback's ticket floor, signed, created once (every
+  host numbers above it: `store/anchor.shared_rollback`, ADR 0043 amendment `floor`).
 
 Version N+1 is one transaction: `If(create_revision(records/…/N+1.json) == 0 ∧ value(latest) == N
 [∧ create_revision(lock) == token]) Then(put the version, put latest = N+1, put its op entry)`.
@@ -56,6 +58,7 @@ from oms.limits import LIMITS, Limits
 from oms.store import KeysAudit, compaction, ledger
 from oms.store import hosts as hosts_store
 from oms.store import keys as state_keys
+from oms.store.anchor import SHARED_ROLLBACKS, shared_problem
 from oms.store.backend import VERSION_NAME, Fence, Publish
 from oms.store.content import parse_content
 from oms.store.documents import parse_document
@@ -88,6 +91,7 @@ OWN_DIRS = frozenset(
         "hosts",
         "names",
         "compacted",
+        "rollbacks",
     )
 )
 
@@ -437,6 +441,17 @@ class EtcdStore:
             hint="run the command again",
         )
 
+    def shared_rollbacks(self) -> list[tuple[str, bytes]]:
+        """The accepted rollbacks kept for every host (`rollbacks/<sha256>.json`), at most
+        `Limits.shared_rollbacks_read` of them, each cut at an anchor's bound. One walk."""
+        under = self.key(SHARED_ROLLBACKS + "/")
+        found: list[tuple[str, bytes]] = []
+        for kv in self.client.range_prefix(under):
+            if len(found) >= LIMITS.shared_rollbacks_read:
+                break
+            found.append((kv.key[len(under) :], kv.value[: LIMITS.anchor_bytes + 1]))
+        return found
+
     def pins(self) -> dict[str, bytes]:
         """The pinned hosts' raw public keys by key id (`ledger.parse_key_entry`'s `pinned`)."""
         return {keyid: pin.public for keyid, pin in self.pinned.items()}
@@ -720,6 +735,7 @@ _NAMED = re.compile(r"names/(.*)\.json", re.DOTALL)
 _ENTRY = re.compile(r"ledger/([0-9]{20})")
 _RECEIPT = re.compile(r"outbox/([^/]+)/([^/]+)\.receipt\.json")
 _ARCHIVE = re.compile(r"compacted/([^/]+)\.json\.z")
+_SHARED_ROLLBACK = re.compile(rf"{SHARED_ROLLBACKS}/(.*)", re.DOTALL)  # (amendment `floor`)
 
 
 def printable_key(key: str) -> str:
@@ -835,6 +851,11 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                     kv.key,
                     _name_problem(kv, m.group(1), limits),
                 )
+            elif m := _SHARED_ROLLBACK.fullmatch(rel):
+                covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
+                why = shared_problem(m.group(1), kv.value, _keys_by_id(store))
+                if why is not None:
+                    raise IntegrityError(why)
             elif _ARCHIVE.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
                 archives[rel] = (covered[rel].sha256, compaction.decode(kv.value, rel))
@@ -913,6 +934,12 @@ class _Others:
         if self.unchecked:
             found.append(f"{self.unchecked} {what} of another state key: no state key given")
         return found
+
+
+def _keys_by_id(store: EtcdStore) -> dict[str, bytes]:
+    """The state keys a shared rollback may be signed by: the pinned hosts', and this one's."""
+    mine = {} if store.public is None or store.line is None else {store.line.key_id: store.public}
+    return {**store.pins(), **mine}
 
 
 def _evidence(store: EtcdStore, kv: KeyValue, ref: str, limits: Limits, others: _Others) -> None:

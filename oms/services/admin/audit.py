@@ -292,6 +292,8 @@ def _accept_keys(ws: Workspace, chain: Headed) -> JsonObject:
     )
     if why is not None:
         raise IntegrityError(f"the rollback is kept, but the anchor could not be moved: {why}")
+    reserved = store.ticket_floor() if lost is None else max(lost.tickets, store.ticket_floor())
+    store.share_rollback(ends, head, reserved)  # every host numbers above it (`floor`)
     return _accepted(ws, ends, lost, chain.what)
 
 
