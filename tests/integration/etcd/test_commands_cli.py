@@ -186,14 +186,21 @@ def test_a_member_killed_between_the_read_and_the_write_of_ticket_add(
 
         def call(path: str, body: dict[str, object]) -> dict[str, object]:
             paths.append(path)
-            # after `ids`, the body's create and the read of tkt-1, before its create
-            if len(paths) == 4:
+            # after `ids`, the floor's rollbacks, the body's create and the read of tkt-1, before
+            # its create
+            if len(paths) == 5:
                 etcd_cluster.kill(etcd_cluster.members[client._first])  # the one it talks to
             return real(path, body)
 
         monkeypatch.setattr(client, "call", call)
         rec = tickets.add(ws, "Mid-command", "")
-        assert paths == ["/v3/kv/range", "/v3/kv/txn", "/v3/kv/txn", "/v3/kv/txn"]
+        assert paths == [
+            "/v3/kv/range",
+            "/v3/kv/range",  # `rollbacks/`: the floor every host numbers above (`floor`)
+            "/v3/kv/txn",
+            "/v3/kv/txn",
+            "/v3/kv/txn",
+        ]
         assert [m.proc is None for m in etcd_cluster.members].count(True) == 1
         assert [r.record_id for r in ws.store.latest("ticket").records] == [rec.record_id]
         problems, read = verify_keys(backend)
