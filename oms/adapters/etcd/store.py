@@ -442,13 +442,19 @@ class EtcdStore:
         )
 
     def shared_rollbacks(self) -> list[tuple[str, bytes]]:
-        """The accepted rollbacks kept for every host (`rollbacks/<sha256>.json`), at most
-        `Limits.shared_rollbacks_read` of them, each cut at an anchor's bound. One walk."""
+        """The accepted rollbacks kept for every host (`rollbacks/<sha256>.json`), each cut at an
+        anchor's bound. One walk. More than `Limits.shared_rollbacks_read` keys there is refused
+        (`IntegrityError`), never read in part: keys planted to sort first would otherwise hide
+        the floor that counts, and a lost id would be given again."""
         under = self.key(SHARED_ROLLBACKS + "/")
         found: list[tuple[str, bytes]] = []
         for kv in self.client.range_prefix(under):
             if len(found) >= LIMITS.shared_rollbacks_read:
-                break
+                raise IntegrityError(
+                    f"{shown(under)}: more than {LIMITS.shared_rollbacks_read} keys (oms writes "
+                    "one per accepted rollback): no ticket is numbered until they are looked at",
+                    hint="`oms store verify` names each one that is not an accepted rollback",
+                )
             found.append((kv.key[len(under) :], kv.value[: LIMITS.anchor_bytes + 1]))
         return found
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from oms.adapters.etcd import store as etcd_store
 from oms.adapters.etcd.client import Etcd
+from oms.errors import IntegrityError
+from oms.limits import LIMITS
 from oms.services.admin import audit
 from oms.services.chain import tickets
 from oms.services.workspace import Workspace
@@ -92,3 +97,25 @@ def test_a_forged_floor_on_the_cluster_is_named_and_never_followed(
     assert code != 0, out
     assert name in out, out
     assert "no pinned host holds" in out, out
+
+
+def test_planted_keys_cannot_hide_the_floor_that_counts(
+    chain: Chain, etcd_cluster: Cluster, etcd_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More keys under `rollbacks/` than oms reads (keys planted to sort before the floor that
+    counts, pushing it past the bound): a ticket is not numbered at all, in one line, rather
+    than numbered from part of them (before: the first keys read, the floor past them never
+    seen)."""
+    _use_etcd(chain, etcd_cluster.endpoints, etcd_prefix)
+    monkeypatch.setattr(etcd_store, "LIMITS", LIMITS._replace(shared_rollbacks_read=3))
+    client = Etcd(etcd_cluster.endpoints)
+    try:
+        for n in range(4):
+            client.put(f"{etcd_prefix}rollbacks/{n:064x}.json", b"{}")
+    finally:
+        client.close()
+    with _open(chain, "host-a") as ws, pytest.raises(IntegrityError) as refused:
+        tickets.add(ws, "Numbered from part of the floor", "")
+    assert "more than 3 keys" in refused.value.message, refused.value.message
+    with _open(chain, "host-a") as ws:
+        assert ws.store.latest("ticket").records == []
