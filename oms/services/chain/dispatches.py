@@ -310,8 +310,22 @@ def _replace(
             f" (provider {provider})" if provider is not None else ""
         )
         nxt = machine.cancel(current.state, current.payload, reason=reason)
-        _transition(ws, current, nxt, stable_id("dsp-replace", current.record_id))
+        _transition(ws, current, nxt, _replace_op(current.record_id))
         return propose(ws, ticket_id, role_id, provider)
+
+
+def _replace_op(dispatch_id: str) -> str:
+    """The operation id of a replacement's cancel of `dispatch_id` (`_replace`)."""
+    return stable_id("dsp-replace", dispatch_id)
+
+
+def cancelled_by_replacement(dispatch: Record) -> bool:
+    """Was `dispatch`'s last write a person's replacement's cancel (`_replace`)? Its attempt goes
+    on: a replacement killed before it wrote the ticket's fresh session left the cancel alone on
+    the attempt's session, and that cancel is no end of the attempt (`conductor/work.py`)."""
+    return dispatch.state == DispatchState.CANCELLED and dispatch.operation_id == _replace_op(
+        dispatch.record_id
+    )
 
 
 def refuse_another_hosts_chain(ws: Workspace, ticket: Record, dispatch_id: str | None) -> None:

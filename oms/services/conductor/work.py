@@ -441,10 +441,20 @@ def _replaced(d: Delivery, ticket: Record, dispatch: Record) -> tuple[Record, Re
     proposal after a cancel); None when it did not (the end is the attempt's, as before). Asked
     after the ended dispatch's end lock is free: a replacement holds it from its cancel until its
     new proposal is written (`dispatches.propose`), so its cancel is never taken for the
-    attempt's end (`LockHeldError` while it writes: the ticket is skipped this tick)."""
+    attempt's end (`LockHeldError` while it writes: the ticket is skipped this tick). A
+    replacement killed after its cancel, before the fresh session (its lock given up with it),
+    is finished here as far as the session: the attempt goes on under a fresh session and the
+    conductor proposes, as after a kill past the session's write."""
     with end_lock(d.ws, dispatch.record_id):
         now = d.ws.store.records("ticket").read(ticket.record_id)
-    session = ticket_payload(now).get("session_id")
+        session = ticket_payload(now).get("session_id")
+        if (
+            now.state == TicketState.LEASED
+            and session == dispatch_payload(dispatch)["session_id"]
+            and dispatches.cancelled_by_replacement(dispatch)
+        ):
+            now = tickets.new_session(d.ws, now)
+            session = ticket_payload(now).get("session_id")
     if now.state != TicketState.LEASED or session == dispatch_payload(dispatch)["session_id"]:
         return None
     return now, tickets.dispatch_of(d.ws, now, ticket_payload(now)["attempt"])

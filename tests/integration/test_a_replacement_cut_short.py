@@ -1,0 +1,61 @@
+"""A person's `oms dispatch propose --replace` killed between its writes (ADR 0043, amendment
+`replace`). The replacement writes three things in turn: the old proposal's cancel, the ticket's
+fresh session, the new proposal. Its end lock keeps a tick out while it writes; a process killed
+after the cancel gives that lock up (a file lock dies with its holder) and leaves the cancel
+alone on the attempt's session. The tick must not take that cancel for the attempt's end: the
+attempt goes on under a fresh session with a proposal of the conductor's (as after a kill past
+the session's write), and the person's replacement, run again, replaces that one."""
+
+from __future__ import annotations
+
+import pytest
+
+from oms.services.chain import dispatches, tickets
+from oms.store.payloads import ticket_payload
+from oms.store.records import RecordStore
+from tests.chain import Chain
+from tests.integration.test_an_approval_outlasts_a_rest import _states, _tick, _waiting_out_a_rest
+from tests.integration.test_routing import ROLE
+
+
+class _Killed(BaseException):
+    """The replacing process dies here (nothing after it runs; its file lock is given up)."""
+
+
+def _die(*_args: object, **_kwargs: object) -> object:
+    raise _Killed
+
+
+@pytest.mark.parametrize("killed_at", ["new_session", "create"])
+def test_a_replacement_killed_between_its_writes_never_ends_the_attempt(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch, killed_at: str
+) -> None:
+    """Killed at the session's write (the cancel written) or at the new proposal's (the cancel and
+    the session written): the next tick counts no attempt — the ticket stays leased at the same
+    attempt with one proposal, under a fresh session — and Ann's `--replace` run again replaces
+    it with her pin. Failing before at `new_session`: the tick ended the attempt ("failed:
+    replaced by a person's new proposal …"), the ticket was open for a retry."""
+    ticket_id, first = _waiting_out_a_rest(chain)
+    with chain.workspace() as ws:
+        attempt = ws.store.records("ticket").read(ticket_id).payload["attempt"]
+    with monkeypatch.context() as m:
+        if killed_at == "new_session":
+            m.setattr(tickets, "new_session", _die)
+        else:
+            m.setattr(RecordStore, "create", _die)
+        with chain.workspace() as ws, pytest.raises(_Killed):
+            dispatches.propose(ws, ticket_id, ROLE, "anthropic-b", replace=True)
+    assert _states(chain)[first][0] == "cancelled"
+    lines = _tick(chain)
+    assert not any("failed" in x for x in lines), lines
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(ticket_id)
+        assert ticket.state == "leased", (ticket.state, ticket.payload.get("reason"), lines)
+        assert ticket.payload["attempt"] == attempt
+        current = tickets.dispatch_of(ws, ticket, ticket_payload(ticket)["attempt"])
+        assert current is not None, lines
+        assert current.state == "proposed", lines
+        pinned, _ = dispatches.propose(ws, ticket_id, ROLE, "anthropic-b", replace=True)
+    assert _states(chain)[pinned.record_id] == ("proposed", "anthropic-b")
+    with chain.workspace() as ws:
+        assert ws.store.records("ticket").read(ticket_id).payload["attempt"] == attempt
