@@ -399,9 +399,10 @@ class Store:
 
         floor = anchor.ticket_floor(self.state.root)
         if isinstance(self.backend, Anchored):
-            floor = max(floor, anchor.ticket_floor(self.state.root, self.backend.chain()))
+            chain = self.backend.chain()
+            floor = max(floor, anchor.ticket_floor(self.state.root, chain))
             shared = self.backend.shared_rollbacks()  # any host's accept (amendment `floor`)
-            floor = max(floor, anchor.shared_floor(shared, self._keys_by_id(self.backend)))
+            floor = max(floor, anchor.shared_floor(shared, self._keys_by_id(self.backend), chain))
         return floor
 
     def _keys_by_id(self, backend: Anchored) -> dict[str, bytes]:

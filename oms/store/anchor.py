@@ -132,10 +132,15 @@ def shared_rollback(
     return f"{SHARED_ROLLBACKS}/{sha256_hex(data)}.json", data
 
 
-def shared_problem(name: str, data: bytes, keys_by_id: Mapping[str, bytes]) -> str | None:
+def shared_problem(
+    name: str, data: bytes, keys_by_id: Mapping[str, bytes], chain: Chain
+) -> str | None:
     """What is wrong with the shared rollback `name` (its name under `rollbacks/`) holding
-    `data`: another name than its bytes' digest, not an anchor oms signs, or signed by a state
-    key none of `keys_by_id` holds (this host's, the pinned hosts'); None: it holds."""
+    `data`: another name than its bytes' digest, not an anchor oms signs, signed by a state key
+    none of `keys_by_id` holds (this host's, the pinned hosts'), or another ledger's — `chain`
+    (this store's ledger) holds the entry it names with another hash: a floor of another store
+    signed by the same key and copied in; None: it holds. One this ledger does not reach yet is
+    not refused (its tail lost since: a floor only ever raises numbers)."""
     found = _SHARED.fullmatch(name)
     if found is None or found.group(1) != sha256_hex(data):
         return "not named by the digest of its bytes"
@@ -148,18 +153,25 @@ def shared_problem(name: str, data: bytes, keys_by_id: Mapping[str, bytes]) -> s
     if public is None or not isinstance(key_id, str):
         return "an accepted rollback signed by a state key no pinned host holds: not counted"
     try:
-        parse(data, public, key_id, name)
+        held = parse(data, public, key_id, name)
     except OmsError as exc:
         return exc.message
+    if not chain.holds(held.seq, held.head) and chain.ends() >= held.seq:
+        return (
+            f"an accepted rollback of another ledger (its entry {held.seq} is not "
+            f"{chain.what}'s): not counted"
+        )
     return None
 
 
-def shared_floor(found: Iterable[tuple[str, bytes]], keys_by_id: Mapping[str, bytes]) -> int:
-    """The highest ticket floor of the shared rollbacks `found` ((name, bytes)) that hold
-    (`shared_problem`); one that does not is not counted (`oms store verify` names it)."""
+def shared_floor(
+    found: Iterable[tuple[str, bytes]], keys_by_id: Mapping[str, bytes], chain: Chain
+) -> int:
+    """The highest ticket floor of the shared rollbacks `found` ((name, bytes)) that hold on
+    `chain` (`shared_problem`); one that does not is not counted (`oms store verify` names it)."""
     floor = 0
     for name, data in found:
-        if shared_problem(name, data, keys_by_id) is None:
+        if shared_problem(name, data, keys_by_id, chain) is None:
             doc = loads_foreign(data[:MAX_ANCHOR])
             tickets = doc.get("tickets") if isinstance(doc, dict) else None
             floor = max(floor, tickets if isinstance(tickets, int) else 0)

@@ -859,7 +859,7 @@ def walk_keys(store: EtcdStore, limits: Limits = LIMITS) -> Walked:
                 )
             elif m := _SHARED_ROLLBACK.fullmatch(rel):
                 covered[rel] = _Covered(hashlib.sha256(kv.value).hexdigest(), kv.create_revision)
-                why = shared_problem(m.group(1), kv.value, _keys_by_id(store))
+                why = shared_problem(m.group(1), kv.value, _keys_by_id(store), store.chain())
                 if why is not None:
                     raise IntegrityError(why)
             elif _ARCHIVE.fullmatch(rel):
