@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from oms.errors import IllegalTransitionError
 from oms.services.chain import dispatches, tickets
 from oms.store.payloads import ticket_payload
 from oms.store.records import RecordStore
@@ -59,3 +60,20 @@ def test_a_replacement_killed_between_its_writes_never_ends_the_attempt(
     assert _states(chain)[pinned.record_id] == ("proposed", "anthropic-b")
     with chain.workspace() as ws:
         assert ws.store.records("ticket").read(ticket_id).payload["attempt"] == attempt
+
+
+def test_two_persons_replacing_at_once_are_told_who_won(chain: Chain) -> None:
+    """Ann and Bob each replace the waiting route; Bob read it before Ann's replacement was
+    written, and his replacement takes its end lock after hers. He is told, in one line, that
+    it was replaced meanwhile and how to replace hers (before: "it is cancelled: a new dispatch
+    is a new attempt", which is not so: the attempt goes on with Ann's proposal)."""
+    ticket_id, first = _waiting_out_a_rest(chain)
+    with chain.workspace() as ws:
+        seen = ws.store.records("dispatch").read(first)  # what Bob's propose read
+        ann, created = dispatches.propose(ws, ticket_id, ROLE, "anthropic-b", replace=True)
+    assert created
+    with chain.workspace() as ws, pytest.raises(IllegalTransitionError) as refused:
+        dispatches._replace(ws, seen, ticket_id, ROLE, "anthropic-b")
+    assert "another person replaced it meanwhile" in str(refused.value.remedy), refused.value
+    assert f"propose {ticket_id} again with `--replace`" in str(refused.value.remedy)
+    assert _states(chain)[ann.record_id] == ("proposed", "anthropic-b")

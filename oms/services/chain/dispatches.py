@@ -304,7 +304,10 @@ def _replace(
                 "dispatch",
                 current.state,
                 "replace",
-                hint=f"it is {current.state}: a new dispatch is a new attempt",
+                hint=f"another person replaced it meanwhile (`oms dispatch list`): propose "
+                f"{ticket_id} again with `--replace` to replace theirs"
+                if cancelled_by_replacement(current)
+                else f"it is {current.state}: a new dispatch is a new attempt",
             )
         reason = f"replaced by a person's new proposal of {ticket_id}" + (
             f" (provider {provider})" if provider is not None else ""
