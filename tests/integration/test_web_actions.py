@@ -216,7 +216,7 @@ def test_request_changes_from_the_board_carries_the_text_as_the_persons(
     with chain.workspace() as ws:
         ticket = ws.store.records("ticket").read(str(said["ticket_id"]))
     assert ticket.state == "open"
-    assert ticket.actor == "person:zo-reviewer"  # the version names the person
+    assert ticket.actor == "person:zoe-reviewer"  # the version names the person
 
 
 def test_cancel_from_the_board(chain: Chain) -> None:
@@ -313,7 +313,7 @@ def test_reopen_from_the_board_is_the_persons_and_refused_as_the_command_refuses
     with chain.workspace() as ws:
         rec = ws.store.records("ticket").read(ticket)
     assert rec.state == "open"
-    assert rec.actor == "person:zo-reviewer"  # the version names the board's person
+    assert rec.actor == "person:zoe-reviewer"  # the version names the board's person
     said_by = "reopened by Zo? Reviewer: the login is fixed"  # the service's one line: ASCII
     assert rec.payload["reason"] == said_by
 

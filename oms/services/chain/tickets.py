@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from oms.canonical import (
     loads_object,
     new_uuid,
     next_after,
+    sha256_hex,
     stable_id,
 )
 from oms.canonical.ids import OPAQUE_ID
@@ -533,10 +535,21 @@ def _reopen_hint(ws: Workspace, ticket: Record) -> str:
 
 
 def person_actor(person: str) -> str:
-    """The ledger's actor for a person's decision: `person:<name>`, lowercased, runs of anything
-    but letters and digits one hyphen (the name as typed is kept in the event)."""
-    name = re.sub(r"[^a-z0-9]+", "-", person.lower()).strip("-")[:60].strip("-")
-    return f"person:{name or 'unnamed'}"
+    """The ledger's actor for a person's decision: `person:<name>`, lowercased, accents taken
+    off, runs of anything but ASCII letters and digits one hyphen (the name as typed is kept in
+    the event). A name that loses more — a letter outside ASCII, its end past 60 characters, all
+    of it — ends in a digest of the name as typed, so two people are never one actor."""
+    folded = unicodedata.normalize("NFKD", person)
+    lost = any(not c.isascii() and not unicodedata.combining(c) for c in folded)
+    name = re.sub(r"[^a-z0-9]+", "-", folded.encode("ascii", "ignore").decode().lower())
+    name = name.strip("-")
+    if lost or not name or len(name) > _ACTOR_NAME:
+        tag = sha256_hex(unicodedata.normalize("NFC", person).casefold().encode())[:8]
+        name = "-".join(filter(None, (name[: _ACTOR_NAME - 10].strip("-"), tag)))
+    return f"person:{name}"
+
+
+_ACTOR_NAME = 60  # the longest name a person's actor keeps as typed
 
 
 def dispatch_id(ticket: Record, attempt: int) -> str:
