@@ -192,6 +192,7 @@ class Limits(NamedTuple):
         1024 * 1024
     )  # a blob oms reads whole from git (config, policy, instructions)
     git_person_chars: int = 256  # a commit's author or committer name and address
+    person_name_chars: int = 128  # a person's name as their signed verdict keeps it (evidence)
     program_files: int = 16  # the files a program check may name
     ticket_input_bytes: int = 512 * 1024  # what `oms ticket` reads from a file or stdin
     ticket_body_bytes: int = 256 * 1024  # a ticket's body

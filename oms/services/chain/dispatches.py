@@ -500,6 +500,7 @@ def approve(ws: Workspace, dispatch_id: str, *, person: str, rationale: str) -> 
     `hand`), decided again on the dispatch as it is, its evidence and its next version written. Any
     host may approve: the evidence is signed by its state key, which the accepting host vouches
     for by its pin."""
+    tickets.check_person(person)
     _approvable(ws, get(ws, dispatch_id))
     with end_lock(ws, dispatch_id):  # an approval and an attempt's end are written in turn
         dispatch = get(ws, dispatch_id)
@@ -777,6 +778,7 @@ def reject(ws: Workspace, dispatch_id: str, reason: str, *, person: str | None =
         dispatch = get(ws, dispatch_id)
         nxt = machine.reject(dispatch.state, dispatch.payload, reason=reason)
         return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
+    tickets.check_person(person)
     _rejectable(ws, get(ws, dispatch_id))
     with end_lock(ws, dispatch_id):  # a rejection and an accept's launch are decided in turn
         dispatch = get(ws, dispatch_id)

@@ -534,6 +534,22 @@ def _reopen_hint(ws: Workspace, ticket: Record) -> str:
     return "a done ticket stays done: add a new ticket for more work"
 
 
+def check_person(person: str) -> str:
+    """`person`, a name a person's signed verdict can keep (1 to `Limits.person_name_chars`
+    characters, none a control character: the evidence schema's bound); else refused in one
+    line, before any lock or write."""
+    if 0 < len(person) <= LIMITS.person_name_chars and not _CONTROL.search(person):
+        return person
+    raise InvalidInputError(
+        f"a person's name is 1 to {LIMITS.person_name_chars} characters, none a control "
+        f"character (got {len(person)} characters: {shown(person, 40)})",
+        hint="name the person with --person NAME",
+    )
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def person_actor(person: str) -> str:
     """The ledger's actor for a person's decision: `person:<name>`, lowercased, accents taken
     off, runs of anything but ASCII letters and digits one hyphen (the name as typed is kept in
