@@ -1,16 +1,13 @@
-"""A park whose worker's attempt ends between the look and the write (`delivery/lifecycle.py`
-over the in-memory panes). `oms pool scale --force` parks the workers of draining slots: it reads
-the session and the worker, interrupts the agent, then writes the session and the worker parked.
-An agent interrupted just as it finished records its result meanwhile (the dispatch
-`result-received`, the worker's activity ended, `result-recorded`): the park went on and wrote
-both parked ("parked: interrupted"), a worker parked after its attempt ended, whose parked-until
-later asks for a resume of an attempt that has its result.
-
-Left failing (strict xfail): the park writes the session before the worker and its machine
-hears nothing back from the worker's move, so refusing the worker's park alone would leave the
-session parked beside a worker that is not; the fix is to ask the worker's end in the same
-decide that writes the park (worker first, the session's park only when the worker's was
-written), a change to the lifecycle machine's park steps (`domain/lifecycle.py` `_park`)."""
+"""A park whose attempt ends between its look and its write (`delivery/lifecycle.py` over the
+in-memory panes; held, no change). `oms pool scale --force` parks the workers of draining slots:
+it reads the session and the worker, interrupts the agent, then writes the session parked (decided
+again on a version a hook wrote meanwhile: `MoveSession.again`) and the worker parked.
+- A person's stop landing in that window: the park's session write finds it stopped and is
+  refused; the worker is never parked, and it ends once (the stop's end).
+- The agent's result landing in that window: the park goes on (a result is no end of the worker:
+  the conductor's resolve ends it), the worker is parked with its result, and a resume of it is
+  refused ("is result-received: its agent is not resumed"): nothing types into an attempt that
+  has its result (`domain/lifecycle.py` `_over`)."""
 
 from __future__ import annotations
 
@@ -21,6 +18,7 @@ import pytest
 from oms.canonical import add_ms, next_after, stable_id
 from oms.domain import dispatches as machine
 from oms.domain.machine import Next, step
+from oms.errors import IllegalTransitionError, OmsError
 from oms.services.chain import results
 from oms.services.delivery.service import Delivery
 from oms.store import Change
@@ -60,12 +58,7 @@ def _acknowledged(chain: Chain, dispatch_id: str) -> None:
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the park writes the session, then the worker, with no word back from the worker's "
-    "move: a result between the look and the write is parked too (domain/lifecycle.py _park)",
-)
-def test_a_worker_whose_result_lands_during_the_park_is_not_parked(deliverable: Chain) -> None:
+def test_a_worker_whose_result_lands_during_the_park_is_never_resumed(deliverable: Chain) -> None:
     use_worker(deliverable, "silent")
     dispatch_id, event_id = accepted(deliverable, "Parked beside a result")
     panes = MemoryPanes(random.Random(0))
@@ -87,5 +80,53 @@ def test_a_worker_whose_result_lands_during_the_park_is_not_parked(deliverable: 
         assert d.dispatch(dispatch_id).state == "result-received"
     assert agent.results == 1
     assert worker.payload["end_reason"] == "result-recorded"
-    assert worker.payload["health"] != "parked", worker.payload["health_reason"]
-    assert session.state != "parked"
+    assert (worker.payload["health"], session.state) == ("parked", "parked")
+    deliverable.clock.advance(1)  # past its parked-until: a resume is due
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        d.panes = panes
+        d.activator = agent
+        with pytest.raises(OmsError) as refused:
+            d.resume(dispatch_id)
+    assert "is result-received: its agent is not resumed" in refused.value.message
+
+
+class _StoppedAgent(_Agent):
+    """Takes its instruction; interrupted, a person's stop ends it first."""
+
+    def __init__(self, panes: MemoryPanes, chain: Chain) -> None:
+        super().__init__(panes)
+        self.chain = chain
+
+    def activate(self, plan: object, dispatch_id: str, witness: object) -> None:
+        self.panes.send_text(dispatch_id, "Start.")
+
+    def interrupt(self, plan: object, dispatch_id: str) -> bool:
+        with self.chain.workspace() as ws:
+            d = Delivery.open(ws)
+            d.panes = self.panes
+            d.activator = self
+            d.stop(dispatch_id, "a person stops it")
+        return True
+
+
+def test_a_worker_stopped_during_the_park_is_never_parked(deliverable: Chain) -> None:
+    use_worker(deliverable, "silent")
+    dispatch_id, event_id = accepted(deliverable, "Parked beside a stop")
+    panes = MemoryPanes(random.Random(0))
+    agent = _StoppedAgent(panes, deliverable)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        d.panes = panes
+        d.activator = agent
+        d.deliver(event_id)
+        with pytest.raises(IllegalTransitionError):  # the session is stopped: no park of it
+            d.park(dispatch_id, "pool scaled down: worker-2 drains", add_ms(ws.now(), 30_000))
+        session_id = str(dispatch_payload(d.dispatch(dispatch_id))["session_id"])
+        session = ws.store.records("session").read(session_id)
+        worker = ws.store.records("worker").read(dispatch_id)
+        ops = [v.operation_id for v in ws.store.records("worker").history(dispatch_id)]
+    assert (session.state, worker.payload["health"]) == ("stopped", "stopped")
+    assert worker.payload["end_reason"] == "stopped"
+    assert len([op for op in ops if op.startswith("wkr-stop")]) == 1, ops
+    assert not [op for op in ops if "park" in op], ops
