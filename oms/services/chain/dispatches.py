@@ -771,9 +771,10 @@ def _ensure_delivery(ws: Workspace, dispatch: Record) -> str:
 def reject(ws: Workspace, dispatch_id: str, reason: str, *, person: str | None = None) -> Record:
     """Decline a proposed dispatch: the conductor's (past its wait for a person), or a person's.
     A person's is refused before any write when the dispatch is not proposed or is another
-    repository's; then, under its end lock, their verdict is kept as signed evidence (verdict
-    `reject`, never taken for an approval) and the reason names them (`rejected by <person>:
-    <reason>`), so who declined it is on the record whichever door they used."""
+    repository's; then, under its end lock, the reason names them (`rejected by <person>:
+    <reason>`) and, once that is written, their verdict is kept as signed evidence (verdict
+    `reject`, never taken for an approval), so who declined it is on the record whichever door
+    they used."""
     if person is None:
         dispatch = get(ws, dispatch_id)
         nxt = machine.reject(dispatch.state, dispatch.payload, reason=reason)
@@ -785,9 +786,12 @@ def reject(ws: Workspace, dispatch_id: str, reason: str, *, person: str | None =
         intent_sha = _rejectable(ws, dispatch)
         said = one_line(f"rejected by {person}: {one_line(reason, default='no reason given')}")
         nxt = machine.reject(dispatch.state, dispatch.payload, reason=said)
-        _persons_verdict(ws, dispatch, intent_sha, "reject", person, reason)
         op = stable_id("dsp-reject", dispatch.record_id)
-        return _transition(ws, dispatch, nxt, op, tickets.person_actor(person))
+        rejected = _transition(ws, dispatch, nxt, op, tickets.person_actor(person))
+        # after the write it is the verdict of: an accept that won its compare first (it takes
+        # no end lock) leaves no signed `reject` of a dispatch that launched
+        _persons_verdict(ws, dispatch, intent_sha, "reject", person, reason)
+        return rejected
 
 
 def _rejectable(ws: Workspace, dispatch: Record) -> str:

@@ -8,6 +8,7 @@ import base64
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -278,3 +279,26 @@ def test_a_person_may_reject_a_dispatch_whose_fields_no_longer_match_its_intent(
         )
         done = dispatches.reject(ws, dispatch_id, "changed by hand", person="Ann")
     assert (done.state, done.payload["reason"]) == ("rejected", "rejected by Ann: changed by hand")
+
+
+def test_a_reject_that_loses_to_an_accept_leaves_no_verdict(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An accept takes no end lock: one that wins its compare between a person's reject's read
+    and its write makes the reject lose. No signed `reject` is left of the dispatch that then
+    launches (before: the verdict was written first)."""
+    _, _, dispatch_id = chain.proposed("Accepted first")
+    with chain.workspace() as ws:
+        real = dispatches._transition
+
+        def accepted_first(*args: Any, **kwargs: Any) -> Any:
+            with chain.workspace() as other:  # the conductor's accept lands first
+                dispatches.review(other, dispatch_id)
+                dispatches.accept(other, dispatch_id)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(dispatches, "_transition", accepted_first)
+        with pytest.raises(OmsError):
+            dispatches.reject(ws, dispatch_id, "too late", person="Ann")
+        kinds = [ws.store.evidence.get(r).body["evidence_kind"] for r in ws.store.evidence.refs()]
+    assert "human-approval" not in kinds, kinds
