@@ -289,12 +289,14 @@ def test_a_reject_that_loses_to_an_accept_leaves_no_verdict(
     launches (before: the verdict was written first)."""
     _, _, dispatch_id = chain.proposed("Accepted first")
     with chain.workspace() as ws:
-        real = dispatches._transition
+        real, raced = dispatches._transition, []
 
         def accepted_first(*args: Any, **kwargs: Any) -> Any:
-            with chain.workspace() as other:  # the conductor's accept lands first
-                dispatches.review(other, dispatch_id)
-                dispatches.accept(other, dispatch_id)
+            if not raced:  # the reject's write: the conductor's accept lands first
+                raced.append(True)
+                with chain.workspace() as other:
+                    dispatches.review(other, dispatch_id)
+                    dispatches.accept(other, dispatch_id)
             return real(*args, **kwargs)
 
         monkeypatch.setattr(dispatches, "_transition", accepted_first)
