@@ -289,7 +289,8 @@ def test_a_reject_that_loses_to_an_accept_leaves_no_verdict(
     launches (before: the verdict was written first)."""
     _, _, dispatch_id = chain.proposed("Accepted first")
     with chain.workspace() as ws:
-        real, raced = dispatches._transition, []
+        real = dispatches._transition
+        raced: list[bool] = []
 
         def accepted_first(*args: Any, **kwargs: Any) -> Any:
             if not raced:  # the reject's write: the conductor's accept lands first
