@@ -638,20 +638,27 @@ def waited_out(ws: Workspace, dispatch_id: str, reason: str) -> Record | None:
         return _transition(ws, dispatch, nxt, stable_id("dsp-reject", dispatch.record_id))
 
 
-def _approvable(ws: Workspace, dispatch: Record) -> str:
-    """Why a person may not approve `dispatch` now (raised), else its intent digest."""
+def _persons_to_decide(ws: Workspace, dispatch: Record, verb: str) -> Record:
+    """`dispatch`'s ticket, when a person may `verb` it from here: it is proposed, and of this
+    repository (another's policy and worktree are not this person's to decide); else raised."""
     if dispatch.state != DispatchState.PROPOSED:
         said = dispatch_payload(dispatch).get("reason")
         raise IllegalTransitionError(
             "dispatch",
             dispatch.state,
-            "approve",
+            verb,
             hint=one_line(f"it was {dispatch.state}: {said}", 400) if said else None,
         )
     ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
     foreign = tickets.another_repository(ws, ticket)
-    if foreign is not None:  # its policy and its worktree are another repository's
+    if foreign is not None:
         raise foreign
+    return ticket
+
+
+def _approvable(ws: Workspace, dispatch: Record) -> str:
+    """Why a person may not approve `dispatch` now (raised), else its intent digest."""
+    ticket = _persons_to_decide(ws, dispatch, "approve")
     intent_sha = check_intent(dispatch)
     check_lease_of(ws, ticket, dispatch_payload(dispatch))  # a lapsed attempt's is never accepted
     policy = policy_service.load_tracked(ws.config_root, ws.repo, ws.head())
@@ -798,18 +805,7 @@ def _rejectable(ws: Workspace, dispatch: Record) -> str:
     """Why a person may not reject `dispatch` now (raised), else the intent digest it records. Not
     checked against its fields: a dispatch whose intent no longer matches them (changed by hand)
     is one a person must be able to decline."""
-    if dispatch.state != DispatchState.PROPOSED:
-        said = dispatch_payload(dispatch).get("reason")
-        raise IllegalTransitionError(
-            "dispatch",
-            dispatch.state,
-            "reject",
-            hint=one_line(f"it was {dispatch.state}: {said}", 400) if said else None,
-        )
-    ticket = ws.store.records("ticket").read(dispatch_payload(dispatch)["ticket_id"])
-    foreign = tickets.another_repository(ws, ticket)
-    if foreign is not None:  # not this person's to decide from this repository
-        raise foreign
+    _persons_to_decide(ws, dispatch, "reject")
     return dispatch_payload(dispatch)["dispatch_intent_sha256"]
 
 

@@ -25,14 +25,20 @@ from tests.helpers import OmsCommand
 def _point_dispatch_at(ws: Workspace, dispatch_id: str, ref: str) -> None:
     """What an attacker with write access to records (but not the key) could do: re-point the
     approval."""
+    _rewrite(ws, dispatch_id, {"advisor_evidence": ref, "advisor_verdict": "approve"})
+
+
+def _rewrite(ws: Workspace, dispatch_id: str, fields: dict[str, Any]) -> None:
+    """A next version of the proposed dispatch with `fields` changed, as a writer of records
+    without the key could write it."""
     records = ws.store.records("dispatch")
     rec = records.read(dispatch_id)
     records.transition(
         dispatch_id,
         expected_version=rec.version,
         state="proposed",
-        payload={**rec.payload, "advisor_evidence": ref, "advisor_verdict": "approve"},
-        operation_id=stable_id("evil", ref),
+        payload={**rec.payload, **fields},
+        operation_id=stable_id("evil", dispatch_id, json.dumps(fields, sort_keys=True)),
         actor="oms-system",
         observed_at=next_after(rec.observed_at, ws.now()),
     )
@@ -246,17 +252,7 @@ def test_a_persons_rejection_cannot_be_used_to_accept(chain: Chain) -> None:
 
 
 def _point_approval_at(ws: Workspace, dispatch_id: str, ref: str) -> None:
-    records = ws.store.records("dispatch")
-    rec = records.read(dispatch_id)
-    records.transition(
-        dispatch_id,
-        expected_version=rec.version,
-        state="proposed",
-        payload={**rec.payload, "approval_evidence": ref},
-        operation_id=stable_id("evil", ref),
-        actor="oms-system",
-        observed_at=next_after(rec.observed_at, ws.now()),
-    )
+    _rewrite(ws, dispatch_id, {"approval_evidence": ref})
 
 
 def test_a_person_may_reject_a_dispatch_whose_fields_no_longer_match_its_intent(
@@ -266,17 +262,7 @@ def test_a_person_may_reject_a_dispatch_whose_fields_no_longer_match_its_intent(
     decline it (their verdict names the digest it records)."""
     _, _, dispatch_id = chain.proposed("Changed by hand")
     with chain.workspace() as ws:
-        records = ws.store.records("dispatch")
-        rec = records.read(dispatch_id)
-        records.transition(
-            dispatch_id,
-            expected_version=rec.version,
-            state="proposed",
-            payload={**rec.payload, "model_id": "another-model"},
-            operation_id="op-by-hand",
-            actor="oms-system",
-            observed_at=next_after(rec.observed_at, ws.now()),
-        )
+        _rewrite(ws, dispatch_id, {"model_id": "another-model"})
         done = dispatches.reject(ws, dispatch_id, "changed by hand", person="Ann")
     assert (done.state, done.payload["reason"]) == ("rejected", "rejected by Ann: changed by hand")
 
