@@ -362,6 +362,8 @@ class Limits(NamedTuple):
     git_timeout_s: float = 30.0  # a git command oms runs ends by then
     git_output_bytes: int = 4 * 1024 * 1024  # ... and what it may print
     tmux_timeout_s: float = 10.0  # a tmux command ends by then
+    # ... and runs again at most this many times in all when the server it met was exiting
+    tmux_lost_server_tries: int = 5
     # a pane's process group, waited for to end (its supervisor takes up to 4 s after a hang-up on
     # a quiet machine; a full CI run on two cores saw a demo's stop refused at 6 s)
     pane_group_end_s: float = 12.0

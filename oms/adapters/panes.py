@@ -30,7 +30,16 @@ from oms.limits import LIMITS
 from oms.process import Completed, child_env, kill_group, run
 from oms.store.stateroot import TMUX_CONF
 
-__all__ = ["TMUX_CONF", "Pane", "TmuxPanes", "literal", "parse_panes", "pieces", "socket_problem"]
+__all__ = [
+    "TMUX_CONF",
+    "Pane",
+    "TmuxPanes",
+    "literal",
+    "lost_server",
+    "parse_panes",
+    "pieces",
+    "socket_problem",
+]
 
 
 def literal(text: str) -> str:
@@ -68,6 +77,17 @@ def socket_problem(st: os.stat_result | None, euid: int) -> str | None:
     if stat.S_IMODE(st.st_mode) & 0o077:
         return f"has mode {stat.S_IMODE(st.st_mode):04o} (open to others)"
     return None
+
+
+LOST_SERVER = b"server exited unexpectedly"
+
+
+def lost_server(returncode: int, stderr: bytes) -> bool:
+    """Did a tmux client meet a server that was exiting as it connected (pure)? The server exits
+    once it has no session and no client; a client that connects in that moment is never served,
+    so its command did not run and may run again (a new server starts). A server that took the
+    command keeps its client until it answers."""
+    return returncode != 0 and LOST_SERVER in stderr
 
 
 FORMAT = (
@@ -144,15 +164,16 @@ class TmuxPanes:
         """Run tmux against our socket only — checked first to be ours (`guard`): a socket, owned by
         us, private, in the state root (a symlink to a foreign server is refused, never
         followed)."""
-        self.guard()
-        env = child_env({"TERM": "xterm-256color"})
-        return run(
-            ("tmux", "-S", self.socket, "-f", self.conf, *args),
-            env=env,
-            timeout=timeout,
-            max_output=4 * 1024 * 1024,
-            check=check,
-        )
+        argv = ("tmux", "-S", self.socket, "-f", self.conf, *args)
+        for _ in range(LIMITS.tmux_lost_server_tries):
+            self.guard()
+            env = child_env({"TERM": "xterm-256color"})
+            done = run(argv, env=env, timeout=timeout, max_output=4 * 1024 * 1024, check=False)
+            if not lost_server(done.returncode, done.stderr) or args[0] == "kill-server":
+                break
+        if check and done.returncode != 0:
+            raise ProcessFailedError(argv, done.returncode, done.stderr, stdout=done.stdout)
+        return done
 
     def list(self) -> list[Pane]:
         """Every worker's pane on our server, tagged or not yet (none when the server is not

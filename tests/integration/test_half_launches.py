@@ -5,11 +5,14 @@ worker."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from oms.adapters.activation import Witness
+from oms.adapters.panes import TmuxPanes
 from oms.adapters.providers.base import LaunchPlan
 from oms.canonical import JsonObject
 from oms.fsio.procinfo import group_alive
@@ -196,3 +199,50 @@ def test_a_relaunch_over_a_dead_pane_trusts_only_the_new_panes_end(deliverable: 
         _wait_until(lambda: (p := delivery.panes.observe(dispatch_id)) is not None and p.dead)
         view = delivery.observe(dispatch_id)
     assert (view["end_reason"], view["end_detail"]) == ("exit", "the agent exited with status 3")
+
+
+# ------------------------------------------------- a relaunch meets the server as it exits
+def test_a_launch_that_meets_its_server_exiting_starts_its_pane(tmp_path: Path) -> None:
+    """A relaunch kills the dead pane's session, the server's last: the server exits, and the
+    `new-session` that follows may connect in that moment. It is never served ("server exited
+    unexpectedly", 63 of 1,000 tries beside two busy cores), so the launch parked at its pane step
+    (a full CI run). The command was not run: it runs again and a new server starts. A real tmux
+    client, meeting a stand-in server that closes each connection unserved (the look for the pane
+    too) and exits with the first `new-session`."""
+    sock, conf = tmp_path / "tmux.sock", tmp_path / "tmux.conf"
+    conf.write_text("set -g remain-on-exit on\n")
+    exiting = socket.socket(socket.AF_UNIX)
+    exiting.bind(str(sock))
+    os.chmod(sock, 0o600)
+    exiting.listen(8)
+    met: list[str] = []
+
+    def close_unserved_until_a_new_session() -> None:
+        while not met or met[-1] != "new-session":
+            client, _ = exiting.accept()
+            said = b""
+            while not (command := _command_in(said)):
+                chunk = client.recv(65536)
+                if not chunk:
+                    break
+                said += chunk
+            met.append(command or "?")
+            client.close()
+        sock.unlink()
+        exiting.close()
+
+    server = threading.Thread(target=close_unserved_until_a_new_session, daemon=True)
+    server.start()
+    panes = TmuxPanes(str(sock), str(conf))
+    try:
+        status, pane = panes.ensure("dsp-lost", argv=("sleep", "600"), cwd=str(tmp_path))
+        assert (status, pane.dead) == ("created", False)
+        assert met[-1] == "new-session", met
+    finally:
+        server.join(timeout=10)
+        panes.kill_server()
+
+
+def _command_in(said: bytes) -> str | None:
+    """The command a tmux client's bytes carry once they carry it (it sends it unasked)."""
+    return next((c for c in ("new-session", "list-panes") if c.encode() in said), None)
