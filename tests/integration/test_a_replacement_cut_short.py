@@ -8,13 +8,17 @@ the session's write), and the person's replacement, run again, replaces that one
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from oms.errors import IllegalTransitionError
 from oms.services.chain import dispatches, tickets
+from oms.services.chain.end_lock import end_lock
+from oms.services.workspace import Workspace
 from oms.store.payloads import ticket_payload
-from oms.store.records import RecordStore
-from tests.chain import Chain
+from oms.store.records import Record, RecordStore
+from tests.chain import Chain, Clock
 from tests.integration.test_an_approval_outlasts_a_rest import _states, _tick, _waiting_out_a_rest
 from tests.integration.test_routing import ROLE
 
@@ -77,3 +81,48 @@ def test_two_persons_replacing_at_once_are_told_who_won(chain: Chain) -> None:
     assert "another person replaced it meanwhile" in str(refused.value.remedy), refused.value
     assert f"propose {ticket_id} again with `--replace`" in str(refused.value.remedy)
     assert _states(chain)[ann.record_id] == ("proposed", "anthropic-b")
+
+
+def test_a_replacement_beside_its_attempts_lapse_leaves_no_proposal_live(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attempt's lease runs out while Ann replaces its route: the expiry (`oms ticket expire`,
+    or another host's tick) read the ticket under its old session and waits for the old
+    proposal's end lock, which the replacement holds until its new proposal is written. The
+    expiry must then end the attempt's proposal as it is now, Ann's. Before, it decided on the
+    proposal it had read (cancelled by then): the ticket opened for its next attempt with Ann's
+    proposal left `proposed` for ever (a second live attempt; the ticket never compacted)."""
+    ticket_id, first = _waiting_out_a_rest(chain)
+    later = Clock(chain.clock.ms + 120 * 60_000, chain.clock.base)  # past the lease
+    waiting, lapsed = threading.Event(), list[str]()
+    take_end_lock = end_lock
+
+    def expiry_takes(ws: Workspace, dispatch_id: str) -> object:
+        waiting.set()  # it read the ticket; the replacement holds this lock
+        return take_end_lock(ws, dispatch_id)
+
+    def expire() -> None:
+        with Workspace.open(str(chain.state), str(chain.repo), clock=later) as ws:
+            lapsed.extend(t.record_id for t in tickets.expire_due(ws))
+
+    expiry = threading.Thread(target=expire)
+    write_session = tickets.new_session
+
+    def meanwhile(ws: Workspace, ticket: Record) -> Record:
+        expiry.start()
+        assert waiting.wait(timeout=30), "the expiry never asked the end lock"
+        return write_session(ws, ticket)
+
+    monkeypatch.setattr(tickets, "end_lock", expiry_takes)
+    monkeypatch.setattr(tickets, "new_session", meanwhile)
+    with chain.workspace() as ws:
+        pinned, created = dispatches.propose(ws, ticket_id, ROLE, "anthropic-b", replace=True)
+    expiry.join(timeout=60)
+    assert created
+    assert lapsed == [ticket_id]
+    states = _states(chain)
+    assert states[first][0] == "cancelled"
+    assert states[pinned.record_id][0] == "cancelled", states  # before: "proposed"
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(ticket_id)
+        assert (ticket.state, ticket.payload["attempt"]) == ("open", 2)

@@ -647,8 +647,11 @@ def _expire(ws: Workspace, ticket: Record, now: str) -> Record | None:
 
 def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
     """One try, under its attempt's end lock (`chain/end_lock.py`) if it has a dispatch: a message
-    being typed into its pane is typed before the lapse is written."""
-    attempt = ticket_payload(ticket)["attempt"]
+    being typed into its pane is typed before the lapse is written. The ticket read again under
+    the lock may name another dispatch of the attempt (a person's `--replace` held the lock while
+    it proposed under a fresh session): the expiry is decided again, under that one's lock —
+    else it ended the replaced proposal and left the new one live for ever."""
+    attempt, seen = ticket_payload(ticket)["attempt"], ticket.version
     dispatch = dispatch_of(ws, ticket, attempt)
     if dispatch is None:
         return _expire_locked(ws, ticket, now, None)
@@ -658,6 +661,8 @@ def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
             ticket.state, ticket_payload(ticket), now
         ):
             return None
+        if dispatch_id(ticket, attempt) != dispatch.record_id:
+            raise VersionConflictError("ticket", ticket.record_id, seen, ticket.version)
         dispatch = ws.store.records("dispatch").read(dispatch.record_id)
         return _expire_locked(ws, ticket, now, dispatch)
 
