@@ -68,8 +68,8 @@ def scale(
     config_root_: ConfigRootOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Scale the pool: idle slots leave first; busy ones drain (their work finishes), parked with
-    --force.
+    """Scale the pool: idle slots leave first; busy ones drain (what runs finishes, parked with
+    --force; a ticket not launched yet goes back to the queue).
 
     Examples:
 

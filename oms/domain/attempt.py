@@ -25,7 +25,9 @@ from oms.errors import one_line
 
 LIMIT_ENDS = ("limit: pids", "limit: memory", "limit: disk")
 FAILED_ENDS = ("exit", "signal", "deadline", "parent-gone", *LIMIT_ENDS)
-NOT_COUNTED = frozenset({"completed", "blocked", "stopped", rules.PERSON, rules.CONFIG, rules.REST})
+NOT_COUNTED = frozenset(
+    {"completed", "blocked", "stopped", rules.PERSON, rules.CONFIG, rules.REST, rules.DRAINED}
+)
 
 
 def ended_status(

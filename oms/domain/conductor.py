@@ -44,6 +44,9 @@ CONFIG = "configuration"  # ... of one a configuration fault stopped before it l
 # ... of one no provider could serve when it was proposed (each rests after a 429 or its quota): no
 # attempt ran, none is counted; the ticket is open again and the queue waits for a provider
 REST = "providers-rest"
+# ... of one whose slot drains (the pool scaled down) before its attempt launched: nothing ran, none
+# is counted; the ticket is open again for the next free slot (ADR 0016, amendment `drainfirst`)
+DRAINED = "slot-drained"
 NEEDS_PERSON = "needs a person: "  # how the reason of a ticket waiting for a person's fix begins
 
 
@@ -94,8 +97,8 @@ class Decision(NamedTuple):
 
 def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: str) -> Decision:
     """The ticket's next step after an attempt ended with `status` (`completed`, `blocked`,
-    `failed`, `ended` for a worker that ended without a result, `stopped`, `PERSON`, `CONFIG` or
-    `REST`);
+    `failed`, `ended` for a worker that ended without a result, `stopped`, `PERSON`, `CONFIG`,
+    `REST` or `DRAINED`);
     `failures` include this one."""
     if status == "completed":
         return Decision(Resolution.DONE, f"completed: {summary}")
@@ -108,7 +111,7 @@ def resolve(status: str, summary: str, *, failures: Sequence[JsonObject], now: s
     if status == CONFIG:
         said = summary if summary.startswith(NEEDS_PERSON) else needs_person(summary)
         return Decision(Resolution.WAIT, said)
-    if status == REST:
+    if status in (REST, DRAINED):
         return Decision(Resolution.WAIT, summary)
     if quarantined(failures, now):
         recent = recent_failures(failures, now)

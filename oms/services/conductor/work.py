@@ -116,7 +116,9 @@ def fill(
     """Free pool slots take tickets: those the pool holds already go on from where they stopped (a
     crash mid-chain), draining slots that hold nothing leave the pool, then the queue's first open
     tickets are leased, one to each free slot, never more than `max_workers` slots busy
-    (`domain/pool.py`). Settling and leasing happen under the pool lock (a concurrent `oms pool
+    (`domain/pool.py`). A draining slot finishes what runs and starts nothing: its ticket whose
+    attempt has not launched gives its lease back, for the next free slot (ADR 0016, amendment
+    `drainfirst`). Settling and leasing happen under the pool lock (a concurrent `oms pool
     scale` decides before or after); the chains of the new leases run after it. Before any of it,
     the launch checks (ADR 0031): while one fails, nothing is leased (the tickets the free slots
     would take wait, open, for a person, the fix in their reason) and a held ticket that has not
@@ -135,13 +137,15 @@ def fill(
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     others, this = theirs(ws), ws.host()
     workers_of = {w.record_id: worker_payload(w) for w in workers}
+    draining = set(pool_rules.names(pool.current(ws), "draining")) if held else set()
     for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
         if dispatch is not None and dispatch.record_id in others:
             continue  # its worker's host's
         worker = None if dispatch is None else workers_of.get(dispatch.record_id)
         if not host_rules.chain_is_mine(ticket_payload(ticket).get("lease_host"), worker, this):
             continue  # leased by another host's conductor: its chain is that host's
-        _advance(d, ticket, dispatch, done, skipped, checks)
+        slot = str(ticket_payload(ticket)["worker_id"])
+        _advance(d, ticket, dispatch, done, skipped, checks, draining=slot in draining)
     if held:  # they moved on: the queue and the slots are decided on what they are now
         all_tickets, workers, all_dispatches = _relevant(ws)
         occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
@@ -335,14 +339,17 @@ def _advance(
     done: list[str],
     skipped: list[str],
     checks: Preflight,
+    *,
+    draining: bool = False,
 ) -> None:
     """The chain of a ticket the pool holds, from wherever it is: worktree, propose, review, accept,
-    deliver. An advisor's rejection blocks the ticket for a person; any other refusal on the way — a
-    launch refused before its pane included — is a failed attempt (its dispatch cancelled, its
-    worker ended; retried after a backoff, or quarantined), so a step that keeps failing is not
-    asked again every tick — unless a launch check fails (asked before the chain goes on, and again
-    after a refusal): a configuration fault, not an attempt (ADR 0031); the ticket waits for a
-    person."""
+    deliver — unless its slot is `draining` and its attempt has not launched: it gives its lease
+    back (`_give_back`), nothing counted. An advisor's rejection blocks the ticket for a person;
+    any other refusal on the way — a launch refused before its pane included — is a failed
+    attempt (its dispatch cancelled, its worker ended; retried after a backoff, or quarantined),
+    so a step that keeps failing is not asked again every tick — unless a launch check fails
+    (asked before the chain goes on, and again after a refusal): a configuration fault, not an
+    attempt (ADR 0031); the ticket waits for a person."""
     ws = d.ws
     ticket_id = ticket.record_id
     attempt = ticket_payload(ticket)["attempt"]
@@ -351,6 +358,11 @@ def _advance(
             moved = _replaced(d, ticket, dispatch)
             if moved is not None:
                 ticket, dispatch = moved
+        if draining and _before_launch(d, dispatch):  # a person's wait and a rest's too
+            slot = ticket_payload(ticket)["worker_id"]
+            why = f"its slot {slot} drains (the pool was scaled down) before it launched"
+            _give_back(d, ticket, dispatch, why, done, skipped, status=conductor_rules.DRAINED)
+            return
         if dispatch is not None and dispatches.awaits_person(ws, dispatch):  # spends nothing
             _await_person(d, ticket, dispatch, done, skipped)
             return
@@ -363,7 +375,7 @@ def _advance(
         if _before_launch(d, dispatch):
             waits = checks.reason()
             if waits is not None:
-                _config_fault(d, ticket, dispatch, waits, done, skipped)
+                _give_back(d, ticket, dispatch, waits, done, skipped)
                 return
         if dispatch is None:
             doing.step(f"{ticket_id}: its worktree and dispatch")
@@ -529,25 +541,27 @@ def _before_launch(d: Delivery, dispatch: Record | None) -> bool:
     return not d.ws.store.outbox(CONSUMER).has_receipt(event_id)
 
 
-def _config_fault(
+def _give_back(
     d: Delivery,
     ticket: Record,
     dispatch: Record | None,
     reason: str,
     done: list[str],
     skipped: list[str],
+    *,
+    status: str = conductor_rules.CONFIG,
 ) -> None:
-    """A held ticket whose attempt has not launched, while a launch check fails: its dispatch (if
-    any) is cancelled and the ticket gives its lease back, waiting for a person (ADR 0031)."""
+    """A held ticket whose attempt has not launched gives its lease back, nothing counted: its
+    dispatch (if any) is cancelled with `reason`. `CONFIG`: a launch check fails, and the ticket
+    waits for a person's fix (ADR 0031); `DRAINED`: its slot drains, and it waits for the next
+    free slot (ADR 0016, amendment `drainfirst`)."""
     if dispatch is not None and dispatch.state in (DispatchState.PROPOSED, DispatchState.ACCEPTED):
         dispatch = dispatches.cancel(d.ws, dispatch.record_id, reason)
     if dispatch is not None and dispatch.state == DispatchState.CANCELLED:
-        _end_cancelled(d, ticket, dispatch, done, status=conductor_rules.CONFIG, said=reason)
+        _end_cancelled(d, ticket, dispatch, done, status=status, said=reason)
         return
     attempt = ticket_payload(ticket)["attempt"]
-    _failed_step(
-        d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=conductor_rules.CONFIG
-    )
+    _failed_step(d.ws, ticket.record_id, None, attempt, reason, done, skipped, status=status)
 
 
 def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
@@ -580,7 +594,7 @@ def _end_cancelled(
     """A cancelled attempt of a ticket the pool holds: its delivery event closed, its worker ended
     (nothing of it runs: a cancelled dispatch never launches), its ticket retried or quarantined —
     or, `PERSON`, blocked for a person (its worktree needs one: ADR 0029), or, `CONFIG`, open and
-    waiting for a person's fix, `said` (ADR 0031)."""
+    waiting for a person's fix, `said` (ADR 0031), or, `DRAINED`, open for the next free slot."""
     worker = d.ws.store.records("worker").read_if_exists(dispatch.record_id)
     why = said or one_line(
         str(dispatch_payload(dispatch).get("reason") or "the dispatch was cancelled"), 400
