@@ -13,7 +13,7 @@ from oms.domain import hosts as host_rules
 from oms.domain import pool as pool_rules
 from oms.domain import status_reason
 from oms.errors import WAITS_FOR_PERSON, LockHeldError, NoProviderError, OmsError, one_line
-from oms.schemas.payloads import DispatchState, TicketState
+from oms.schemas.payloads import DispatchState, PoolPayload, TicketState
 from oms.services.chain import dispatches, fence, tickets, worktrees
 from oms.services.chain.end_lock import end_lock
 from oms.services.chain.liveness import CONSUMER
@@ -137,8 +137,9 @@ def fill(
     occupancy = pool.Occupancy.of(all_tickets, workers, all_dispatches)
     others, this = theirs(ws), ws.host()
     workers_of = {w.record_id: worker_payload(w) for w in workers}
-    draining = set(pool_rules.names(pool.current(ws), "draining")) if held else set()
-    for ticket, dispatch in _claimed(ws, held, by_attempt, occupancy, skipped):
+    slots = pool.current(ws)
+    draining = set(pool_rules.names(slots, "draining"))
+    for ticket, dispatch in _claimed(slots, held, by_attempt, occupancy, skipped):
         if dispatch is not None and dispatch.record_id in others:
             continue  # its worker's host's
         worker = None if dispatch is None else workers_of.get(dispatch.record_id)
@@ -303,7 +304,7 @@ def _by_attempt(
 
 
 def _claimed(
-    ws: Workspace,
+    slots: PoolPayload,
     held: list[Record],
     by_attempt: dict[tuple[str, int], Record],
     occupancy: pool.Occupancy,
@@ -312,8 +313,9 @@ def _claimed(
     """The held tickets the conductor goes on with, and their dispatches: one whose chain has begun
     (its attempt has a dispatch) goes on; one not begun only in a slot of the pool that nothing else
     holds — a ticket a person leased to a slot that is busy, or to no slot of the pool, is left
-    alone (else that slot would run two agents, or the pool one more than it has)."""
-    names = set(pool_rules.names(pool.current(ws)))
+    alone (else that slot would run two agents, or the pool one more than it has). `slots`: the
+    pool as read once for the tick's held tickets."""
+    names = set(pool_rules.names(slots))
     out: list[tuple[Record, Record | None]] = []
     taken: dict[str, str] = {}
     begun = [(t, by_attempt.get((t.record_id, ticket_payload(t)["attempt"]))) for t in held]
