@@ -251,6 +251,19 @@ class Conductor:
             self.proc.wait()
         self.proc = None
 
+    def said_of(self, record_id: str, last: int = 6) -> list[str]:
+        """The last `last` lines the conductor's ticks wrote that name `record_id` (what it did or
+        skipped of it), each with its run's file: what a fleet that did not settle is read by."""
+        found: list[str] = []
+        for path in sorted(self.dir.glob("run-*.jsonl")):
+            for line in path.read_bytes().split(b"\n")[:-1]:
+                with contextlib.suppress(ValueError, AttributeError, TypeError):
+                    for phase in json.loads(line).get("phases", []):
+                        said = [*phase.get("done", []), *phase.get("skipped", [])]
+                        name = f"{path.name} {phase.get('phase')}"
+                        found.extend(f"{name}: {x}" for x in said if record_id in x)
+        return found[-last:]
+
     def failures(self) -> list[str]:
         out = []
         for path in sorted(self.dir.glob("run-*.jsonl")):
@@ -293,6 +306,10 @@ def run(
             poll(lambda: _settled(chaos), settle_s, "the fleet to settle", 0.5)
         except AssertionError as exc:
             outcome.unsettled.append(f"{exc}: {_unsettled(chaos)[:8]}")
+            try:
+                outcome.unsettled += _why_unsettled(chaos, conductor)
+            except Exception as exc:  # a reading aid: never the failure itself
+                outcome.unsettled.append(f"  (what was read of it failed: {exc!r})")
     finally:
         conductor.stop()
     outcome.seconds = time.monotonic() - began
@@ -494,6 +511,34 @@ def _worker_of(ticket: Record, latest: dict[str, Record], workers: dict[str, Rec
     payload = worker.payload
     why = f" ({payload.get('health_reason')})" if payload.get("health_reason") else ""
     return f"its worker {worker.record_id} is {worker.state}/{payload.get('health')}{why}"
+
+
+def _why_unsettled(chaos: ChaosFleet, conductor: Conductor) -> list[str]:
+    """For each unsettled ticket: its record, its dispatches and their workers, and what the
+    conductor last said of it (a failure is read by these, its run's files being gone)."""
+    out = []
+    with chaos.fleet.workspace() as ws:
+        workers = _workers(ws)
+        for line in _unsettled(chaos):
+            ticket_id = line.split()[1].rstrip(":") if line.startswith("ticket ") else None
+            if ticket_id is None:
+                continue
+            ticket = ws.store.records("ticket").read(ticket_id)
+            keys = ("attempt", "worker_id", "session_id", "lease_expires_at", "reason")
+            out.append(
+                f"  {ticket_id} v{ticket.version} {ticket.state} "
+                f"{ {k: ticket.payload.get(k) for k in keys} }"
+            )
+            for d in _dispatches(ws):
+                if d.payload["ticket_id"] == ticket_id:
+                    worker = workers.get(d.record_id)
+                    health = None if worker is None else worker.payload.get("health")
+                    out.append(
+                        f"    {d.record_id} {d.state} attempt {d.payload['attempt']} "
+                        f"session {d.payload['session_id']} worker {health}"
+                    )
+            out += [f"    said: {x}" for x in conductor.said_of(ticket_id)]
+    return out
 
 
 def _settled(chaos: ChaosFleet) -> bool:
