@@ -404,6 +404,11 @@ def _advance(
         if dispatch.state == DispatchState.PROPOSED:
             doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
+            if _drains_now(ws, ticket):  # scaled down since the tick began: it launches nothing
+                slot = ticket_payload(ticket)["worker_id"]
+                why = f"its slot {slot} drains (the pool was scaled down) before it launched"
+                _give_back(d, ticket, dispatch, why, done, skipped, status=conductor_rules.DRAINED)
+                return
             outcome = access.obj(d.deliver(event_id), "outcome")
             done.append(f"{ticket_id}: {dispatch.record_id} delivered ({outcome.get('status')})")
         refused = _launch_refused(d, dispatch) if dispatch.state == DispatchState.ACCEPTED else None
@@ -438,6 +443,14 @@ def _advance(
         why = one_line(exc.message) if waits is None else waits
         status = "failed" if waits is None else conductor_rules.CONFIG
         _failed_step(ws, ticket_id, dispatch, attempt, why, done, skipped, status=status)
+
+
+def _drains_now(ws: Workspace, ticket: Record) -> bool:
+    """Does the slot that holds `ticket` drain, the pool read now? Asked again just before a
+    launch: a `oms pool scale` while the chain went on (the advisor's review, the accept) made it
+    drain after the tick read the pool, and found no worker of it to park (attack `drainrace`)."""
+    slot = str(ticket_payload(ticket)["worker_id"])
+    return slot in pool_rules.names(pool.current(ws), "draining")
 
 
 def _ended_unlaunched(dispatch: Record) -> bool:

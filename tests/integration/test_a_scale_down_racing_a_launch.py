@@ -1,0 +1,52 @@
+"""A scale-down that comes while the tick goes on with a slot's chain (ADR 0016, amendment
+`drainfirst`, attack `drainrace`). The tick read which slots drain once, before the held tickets'
+chains; a `oms pool scale` that made a slot drain after that read — while the tick's advisor
+reviewed that slot's proposal (a model call), or while it accepted it — found no worker running
+there (nothing for `--force` to park) and the tick went on to launch the agent in the draining
+slot: two agents in a pool of one. Now the chain asks the pool again just before it delivers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from oms.services.chain import dispatches, tickets
+from oms.services.conductor import pool
+from tests.chain import Chain
+from tests.integration.test_an_approval_outlasts_a_rest import _needs_person, _tick
+
+
+@pytest.mark.parametrize("force", [True, False])
+def test_a_scale_down_during_the_accept_launches_nothing_in_the_draining_slot(
+    chain: Chain, force: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        tickets.add(ws, "One", "do it")
+        second = tickets.add(ws, "Two", "do it").record_id
+    _tick(chain)  # both leased and proposed, each waiting for a person's approval
+    with chain.workspace() as ws:
+        assert ws.store.records("ticket").read(second).payload["worker_id"] == "worker-2"
+        [waiting] = [
+            d for d in ws.store.latest("dispatch").records if d.payload["ticket_id"] == second
+        ]
+        dispatches.approve(ws, waiting.record_id, person="Ann", rationale="ok")
+    accept = dispatches.accept
+    plans = []
+
+    def scaled_first(ws: Any, dispatch_id: str, *args: Any, **kwargs: Any) -> Any:
+        if dispatch_id == waiting.record_id:  # a person's `oms pool scale --to 1` just now
+            plans.append(pool.scale(ws, to=1, up=0, down=0, force=force)[1])
+        return accept(ws, dispatch_id, *args, **kwargs)
+
+    monkeypatch.setattr(dispatches, "accept", scaled_first)
+    lines = _tick(chain)
+    assert [p.draining for p in plans] == [["worker-2"]], plans
+    assert not any(x.startswith(f"{second}: ") and "delivered" in x for x in lines), lines
+    with chain.workspace() as ws:
+        assert ws.store.records("dispatch").read(waiting.record_id).state == "cancelled"
+        ticket = ws.store.records("ticket").read(second)
+        assert (ticket.state, ticket.payload.get("failures", [])) == ("open", []), lines
+        assert "worker-2 drains" in str(ticket.payload["reason"])
+        assert [s["name"] for s in pool.current(ws)["slots"]] == ["worker-1"], lines
