@@ -284,7 +284,26 @@ def propose(
         actor=SYSTEM_ACTOR,
         observed_at=ws.now(),
     )
+    if not result.replayed:
+        _refuse_a_lapse_meanwhile(ws, ticket, result.record)
     return result.record, not result.replayed
+
+
+def _refuse_a_lapse_meanwhile(ws: Workspace, ticket: Record, dispatch: Record) -> None:
+    """The proposal just written, of `ticket`'s attempt: when the attempt lapsed meanwhile (an
+    expiry that read the ticket after its session was written, before this proposal was, found
+    no dispatch to end), it is cancelled and refused — else it stayed `proposed` for ever, a live
+    attempt beside the next one (`tickets.end_late_proposal`; attack `replacegap`)."""
+    attempt = ticket_payload(ticket)["attempt"]
+    now = tickets.require(ws, ticket.record_id)
+    if now.state == TicketState.LEASED and ticket_payload(now)["attempt"] == attempt:
+        return
+    tickets.end_late_proposal(ws, ticket, attempt)
+    raise LeaseError(
+        f"the lease of ticket {ticket.record_id} ran out (attempt {attempt}) as dispatch "
+        f"{dispatch.record_id} was proposed; it was cancelled",
+        hint=f"`oms ticket show {ticket.record_id}` says what comes next",
+    )
 
 
 def _replace(

@@ -653,8 +653,11 @@ def _expire_once(ws: Workspace, ticket: Record, now: str) -> Record | None:
     else it ended the replaced proposal and left the new one live for ever."""
     attempt, seen = ticket_payload(ticket)["attempt"], ticket.version
     dispatch = dispatch_of(ws, ticket, attempt)
-    if dispatch is None:
-        return _expire_locked(ws, ticket, now, None)
+    if dispatch is None:  # none yet: one proposed as the lapse is written is ended after it
+        expired = _expire_locked(ws, ticket, now, None)
+        if expired is not None:
+            end_late_proposal(ws, ticket, attempt)
+        return expired
     with end_lock(ws, dispatch.record_id):  # read again under it: a renewal may have come first
         ticket = ws.store.records("ticket").read(ticket.record_id)
         if ticket_payload(ticket)["attempt"] != attempt or not machine.is_expired(
@@ -699,6 +702,21 @@ def _expire_locked(
     if dispatch is not None and dispatch.state == DispatchState.PROPOSED:
         _end_lapsed(ws, dispatch, attempt)
     return expired
+
+
+def end_late_proposal(ws: Workspace, ticket: Record, attempt: int) -> None:
+    """Cancel the proposal of the session `ticket` names, written as its attempt lapsed (attack
+    `replacegap`). An expiry that found no dispatch writes the lapse and then looks for one; a
+    proposal (`dispatches.propose`: a person's `--replace` between its session and its proposal,
+    or any proposal racing the lapse) is written and then looks at the ticket: whichever writes
+    second sees the other's write, so a proposal of a lapsed attempt never stays `proposed`."""
+    late = dispatch_of(ws, ticket, attempt)
+    if late is None or late.state != DispatchState.PROPOSED:
+        return
+    with end_lock(ws, late.record_id):
+        late = ws.store.records("dispatch").read(late.record_id)
+        if late.state == DispatchState.PROPOSED:
+            _end_lapsed(ws, late, attempt)
 
 
 def _end_lapsed(ws: Workspace, dispatch: Record, attempt: int) -> None:
