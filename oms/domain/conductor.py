@@ -47,6 +47,21 @@ REST = "providers-rest"
 # ... of one whose slot drains (the pool scaled down) before its attempt launched: nothing ran, none
 # is counted; the ticket is open again for the next free slot (ADR 0016, amendment `drainfirst`)
 DRAINED = "slot-drained"
+DRAINS = " drains (the pool was scaled down) before it launched"  # how a drain's cancel ends
+
+
+def drained(slot: str) -> str:
+    """The reason of the cancel of a dispatch whose slot drains before it launched (pure)."""
+    return f"its slot {slot}{DRAINS}"
+
+
+def is_drained(reason: str) -> bool:
+    """Was a dispatch cancelled because its slot drained (`drained`)? A tick that gives a ticket
+    back, killed after the cancel and before the ticket's write, left that cancel alone: the next
+    tick ends the attempt as a drain's, nothing counted (attack `drainkill`)."""
+    return reason.startswith("its slot ") and reason.endswith(DRAINS)
+
+
 NEEDS_PERSON = "needs a person: "  # how the reason of a ticket waiting for a person's fix begins
 
 

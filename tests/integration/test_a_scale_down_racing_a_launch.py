@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from oms.domain import conductor as conductor_rules
 from oms.services.chain import dispatches, tickets
-from oms.services.conductor import pool
+from oms.services.conductor import pool, work
 from tests.chain import Chain
 from tests.integration.test_an_approval_outlasts_a_rest import _needs_person, _tick
 
@@ -50,3 +51,42 @@ def test_a_scale_down_during_the_accept_launches_nothing_in_the_draining_slot(
         assert (ticket.state, ticket.payload.get("failures", [])) == ("open", []), lines
         assert "worker-2 drains" in str(ticket.payload["reason"])
         assert [s["name"] for s in pool.current(ws)["slots"]] == ["worker-1"], lines
+
+
+class _Killed(BaseException):
+    """The conductor dies here (nothing after it runs)."""
+
+
+@pytest.mark.parametrize("scaled_up", [False, True])
+def test_a_conductor_killed_inside_the_give_back_counts_nothing_next_tick(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch, scaled_up: bool
+) -> None:
+    """SIGKILLed after the draining slot's dispatch was cancelled, before its ticket's write; the
+    next tick — after a person scaled the pool back up (the slot active again), or not — counts
+    no attempt: the cancel was a drain's, not a failure."""
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        tickets.add(ws, "One", "do it")
+        second = tickets.add(ws, "Two", "do it").record_id
+    _tick(chain)
+    with chain.workspace() as ws:
+        pool.scale(ws, to=1, up=0, down=0, force=True)
+    end_cancelled = work._end_cancelled
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        if kwargs.get("status") == conductor_rules.DRAINED:
+            raise _Killed
+        end_cancelled(*args, **kwargs)
+
+    monkeypatch.setattr(work, "_end_cancelled", killed)
+    with pytest.raises(_Killed):
+        _tick(chain)
+    monkeypatch.setattr(work, "_end_cancelled", end_cancelled)
+    if scaled_up:
+        with chain.workspace() as ws:
+            pool.scale(ws, to=2, up=0, down=0, force=False)
+    lines = _tick(chain)
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(second)
+        assert ticket.payload.get("failures", []) == [], lines
+        assert ticket.payload.get("retry_after") is None, lines

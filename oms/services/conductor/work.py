@@ -361,8 +361,7 @@ def _advance(
             if moved is not None:
                 ticket, dispatch = moved
         if draining and _before_launch(d, dispatch):  # a person's wait and a rest's too
-            slot = ticket_payload(ticket)["worker_id"]
-            why = f"its slot {slot} drains (the pool was scaled down) before it launched"
+            why = conductor_rules.drained(str(ticket_payload(ticket)["worker_id"]))
             _give_back(d, ticket, dispatch, why, done, skipped, status=conductor_rules.DRAINED)
             return
         if dispatch is not None and dispatches.awaits_person(ws, dispatch):  # spends nothing
@@ -405,8 +404,7 @@ def _advance(
             doing.step(f"{ticket_id}: delivering {dispatch.record_id}")
             dispatch, event_id = dispatches.accept(ws, dispatch.record_id)
             if _drains_now(ws, ticket):  # scaled down since the tick began: it launches nothing
-                slot = ticket_payload(ticket)["worker_id"]
-                why = f"its slot {slot} drains (the pool was scaled down) before it launched"
+                why = conductor_rules.drained(str(ticket_payload(ticket)["worker_id"]))
                 _give_back(d, ticket, dispatch, why, done, skipped, status=conductor_rules.DRAINED)
                 return
             outcome = access.obj(d.deliver(event_id), "outcome")
@@ -424,8 +422,10 @@ def _advance(
                 else "failed"
             )
             _end_cancelled(d, ticket, dispatch, done, status=status, said=waits)
-        elif dispatch.state == DispatchState.CANCELLED:
-            _end_cancelled(d, ticket, dispatch, done)
+        elif dispatch.state == DispatchState.CANCELLED:  # a drain's, when one was cut short
+            said = str(dispatch_payload(dispatch).get("reason") or "")
+            status = conductor_rules.DRAINED if conductor_rules.is_drained(said) else "failed"
+            _end_cancelled(d, ticket, dispatch, done, status=status)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")
     except WAITS_FOR_PERSON as exc:  # re-made it could not be, broken by hand, a setting planted
