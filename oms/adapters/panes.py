@@ -86,7 +86,9 @@ def lost_server(returncode: int, stderr: bytes) -> bool:
     """Did a tmux client meet a server that was exiting as it connected (pure)? The server exits
     once it has no session and no client; a client that connects in that moment is never served,
     so its command did not run and may run again (a new server starts). A server that took the
-    command keeps its client until it answers."""
+    command keeps its client until it answers — unless it is killed first: a `new-session` run
+    again then starts its pane's command twice, and `oms worker supervise` starts in one of them
+    at most (it takes the launch spec once: SECURITY.md, item 55)."""
     return returncode != 0 and LOST_SERVER in stderr
 
 

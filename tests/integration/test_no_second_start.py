@@ -209,3 +209,50 @@ def test_a_stale_deliverers_pane_starts_nothing_on_the_session_another_pane_regi
     assert written.stat().st_ino == start  # the worker script did not run a second time
     ended = json.loads(exit_record.read_text())
     assert ended["detail"] == "the worker did not start: its session names another pane"
+
+
+@pytest.mark.parametrize("order", ["one-after-the-other", "both-read-first"])
+def test_a_launch_spec_starts_one_supervisor_of_two_panes(deliverable: Chain, order: str) -> None:
+    """A `new-session` run again after its tmux server died unanswered (`panes.lost_server`: a
+    server SIGKILLed after it ran the command says "server exited unexpectedly" too) may start the
+    pane's command twice. That command is `oms worker supervise`, which takes the launch spec
+    before anything else, read then removed: of two supervisors of one dispatch, one takes it and
+    the other fails before any agent (then the one whose pane the launch did not register starts
+    nothing either: `test_a_stale_deliverers_pane_starts_nothing_…`). Read in either order."""
+    from oms.errors import NotFoundError
+    from oms.fsio.root import Root
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch
+    from oms.services.delivery import spec as launch_spec
+
+    use_worker(deliverable)
+    dispatch_id, _event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        dispatch = d.dispatch(dispatch_id)
+        _plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
+        launch_spec.write(ws.store.state.root, spec)
+    taken, failed = list[str](), list[str]()
+
+    def take(root: Root) -> None:
+        try:
+            taken.append(launch_spec.consume(root, dispatch_id).dispatch_id)
+        except NotFoundError:
+            failed.append(dispatch_id)
+
+    with Root.open(str(deliverable.state)) as root:
+        if order == "both-read-first":  # the second reads between the first's read and removal
+            remove = root.unlink
+            pending = [lambda: take(root)]
+
+            def unlink_after_another_read(rel: str) -> bool:
+                while pending:
+                    pending.pop()()
+                return remove(rel)
+
+            root.unlink = unlink_after_another_read  # type: ignore[method-assign,assignment]
+            take(root)  # (the second runs inside it)
+        else:
+            take(root)
+            take(root)
+    assert (len(taken), len(failed)) == (1, 1), (taken, failed)

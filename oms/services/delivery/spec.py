@@ -75,10 +75,13 @@ def discard(root: Root, dispatch_id: str) -> None:
 
 
 def consume(root: Root, dispatch_id: str) -> LaunchSpec:
-    """Read, validate and remove the spec of `dispatch_id` (it holds a credential: read once)."""
+    """Read, validate and remove the spec of `dispatch_id` (it holds a credential: read once).
+    Taken once: of two readers (two panes of one launch: a `new-session` run again after its
+    server died unanswered), the one whose removal finds it gone fails (`NotFoundError`)."""
     rel = spec_path(dispatch_id)
     doc = parse_document(root.read_bytes(rel, LIMITS.launch_spec_bytes), "launch-spec", rel)
-    root.unlink(rel)
+    if not root.unlink(rel):
+        raise NotFoundError(f"{rel}: taken by another supervisor of {dispatch_id}")
     if doc["dispatch_id"] != dispatch_id:
         raise CheckoutChangedError(f"{rel} names another dispatch")
     env = access.obj(doc, "env")
