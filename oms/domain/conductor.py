@@ -65,6 +65,17 @@ def is_drained(reason: str) -> bool:
 NEEDS_PERSON = "needs a person: "  # how the reason of a ticket waiting for a person's fix begins
 
 
+def given_back(reason: str) -> str:
+    """The status of an attempt whose dispatch was cancelled with `reason` (pure): a give-back's
+    cancel — its slot drained (`DRAINED`), a launch check failed (`CONFIG`: the reason is the
+    check's, "needs a person: …") — counts nothing; any other cancel is a failed attempt. A tick
+    killed between a give-back's cancel and its ticket's write left the cancel alone: the next
+    one ends the attempt as the give-back would have (ADR 0016, amendment `drainkill`)."""
+    if is_drained(reason):
+        return DRAINED
+    return CONFIG if reason.startswith(NEEDS_PERSON) else "failed"
+
+
 def needs_person(what: str) -> str:
     """The reason of a ticket that waits for a person to fix what a launch needs."""
     return NEEDS_PERSON + what

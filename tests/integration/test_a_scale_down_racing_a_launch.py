@@ -7,6 +7,9 @@ slot: two agents in a pool of one. Now the chain asks the pool again just before
 
 from __future__ import annotations
 
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,3 +93,41 @@ def test_a_conductor_killed_inside_the_give_back_counts_nothing_next_tick(
         ticket = ws.store.records("ticket").read(second)
         assert ticket.payload.get("failures", []) == [], lines
         assert ticket.payload.get("retry_after") is None, lines
+
+
+def test_a_conductor_killed_inside_a_faults_give_back_counts_nothing_next_tick(
+    chain: Chain, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The same cut for a configuration fault's give-back (ADR 0031): an approved dispatch, a
+    launch check failing (here the oms executable under a path a command line cannot hold), the
+    conductor SIGKILLed after the cancel, before the ticket's write. The next tick, the fault
+    still there, counts no attempt: the ticket waits open for a person's fix (before: "retried …
+    (failed: needs a person: paths: …)", a failure counted toward quarantine)."""
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, "Approved, then a fault", "do it").record_id
+    _tick(chain)
+    with chain.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="ok")
+    folder = tmp_path / "bin-\u00e9"
+    folder.mkdir()
+    shutil.copy2(Path(sys.executable).parent / "oms", folder / "oms")
+    monkeypatch.setenv("OMS_EXECUTABLE", str(folder / "oms"))  # a real `paths` fault
+    end_cancelled = work._end_cancelled
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        if kwargs.get("status") == conductor_rules.CONFIG:
+            raise _Killed
+        end_cancelled(*args, **kwargs)
+
+    monkeypatch.setattr(work, "_end_cancelled", killed)
+    with pytest.raises(_Killed):
+        _tick(chain)
+    monkeypatch.setattr(work, "_end_cancelled", end_cancelled)
+    lines = _tick(chain)
+    with chain.workspace() as ws:
+        ticket = ws.store.records("ticket").read(ticket_id)
+        assert ticket.payload.get("failures", []) == [], lines
+        assert ticket.state == "open", lines
+        assert str(ticket.payload["reason"]).startswith("needs a person: paths"), lines

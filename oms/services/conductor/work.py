@@ -422,9 +422,9 @@ def _advance(
                 else "failed"
             )
             _end_cancelled(d, ticket, dispatch, done, status=status, said=waits)
-        elif dispatch.state == DispatchState.CANCELLED:  # a drain's, when one was cut short
+        elif dispatch.state == DispatchState.CANCELLED:  # a give-back's, when one was cut short
             said = str(dispatch_payload(dispatch).get("reason") or "")
-            status = conductor_rules.DRAINED if conductor_rules.is_drained(said) else "failed"
+            status = conductor_rules.given_back(said)
             _end_cancelled(d, ticket, dispatch, done, status=status)
     except LockHeldError:
         skipped.append(f"{ticket_id}: another process holds its delivery")

@@ -278,3 +278,13 @@ def test_no_provider_free_is_never_a_failure_and_never_quarantines(ages_s: list[
     assert decision.resolution is rules.Resolution.WAIT
     assert decision.reason == why
     assert decision.retry_after is None
+
+
+@given(st.text(max_size=40))
+def test_a_give_backs_cancel_is_told_from_any_other(text: str) -> None:
+    """What a cancel's reason says of its attempt's end (`given_back`): a drain's and a launch
+    check's give-back count nothing, whatever the slot or fault; any other reason is a failure."""
+    assert rules.given_back(rules.drained(text)) == rules.DRAINED
+    assert rules.given_back(rules.needs_person(text)) == rules.CONFIG
+    other = "cancelled by a person: " + text
+    assert rules.given_back(other) == "failed"
