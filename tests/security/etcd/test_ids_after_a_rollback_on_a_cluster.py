@@ -7,7 +7,10 @@ ledger's lost entries (kept by host a) name."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +122,54 @@ def test_planted_keys_cannot_hide_the_floor_that_counts(
     assert "more than 3 keys" in refused.value.message, refused.value.message
     with _open(chain, "host-a") as ws:
         assert ws.store.latest("ticket").records == []
+
+
+def test_an_accept_beside_another_hosts_write_anchors_a_ledger_it_extends(
+    chain: Chain,
+    oms: OmsCommand,
+    own_cluster: Cluster,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Host b adds a ticket (a ledger entry) while host a accepts the rollback, between the
+    accept's read of the cluster's head and its floor's write. The accept anchors, and its floor
+    names, the head it read in one request; b's entry extends the ledger past it. So the floor is
+    this ledger's (`oms store verify` counts it on both hosts), b's next ticket is numbered above
+    it, and `oms audit verify` is clean on both hosts. (Held; a floor that took its entry and its
+    hash from two reads names "another ledger" and is not counted: that is what this catches.)"""
+    home = _use_etcd(chain, own_cluster.endpoints, "/oms/race/")
+    for other in _second_host(chain):
+        _pin(home, {"host-a": chain, "host-b": other})
+        with _open(chain, "host-a") as ws:
+            for title in ("First", "Second"):
+                tickets.add(ws, title, "")
+            assert ws.store.checkpoint_keys() is not None
+        snapshot = tmp_path / "before.db"
+        _etcdctl("--endpoints", own_cluster.endpoints[0], "snapshot", "save", str(snapshot))
+        with _open(chain, "host-a") as ws:
+            assert tickets.add(ws, "Third", "").record_id == "tkt-3"
+            assert ws.store.checkpoint_keys() is not None
+        _restore(own_cluster, snapshot, own_cluster.token)  # tkt-3 is gone from the cluster
+        during: list[str] = []
+        advance = anchor.advance
+        meanwhile = functools.partial(_host_b_writes_then, other, during, advance)
+        monkeypatch.setattr(anchor, "advance", meanwhile)
+        with _open(chain, "host-a") as ws:
+            assert audit.accept_rollback(ws)["tickets_reserved"] == 3
+        monkeypatch.setattr(anchor, "advance", advance)
+        assert during == ["tkt-3"]  # the window before the accept (documented in ADR 0043)
+        with _open(other, "host-b") as ws:
+            assert tickets.add(ws, "Added on host b after", "").record_id == "tkt-4"
+        for host, where in (("host-a", chain), ("host-b", other)):
+            for check in (("store", "verify"), ("audit", "verify")):
+                code, out = _run(oms, where, host, *check)
+                assert code == 0, (host, check, out)
+
+
+def _host_b_writes_then(
+    other: Chain, during: list[str], advance: Callable[..., str | None], *args: Any, **kwargs: Any
+) -> str | None:
+    """Host b adds a ticket, then the accept's anchor moves (`anchor.advance`, wrapped)."""
+    with _open(other, "host-b") as ws:
+        during.append(tickets.add(ws, "Added on host b during the accept", "").record_id)
+    return advance(*args, **kwargs)
