@@ -44,8 +44,12 @@ def normalised(text: str) -> list[str]:
 
 
 def _screen(oms: OmsCommand, tmp_path: Path, command: list[str], done: str) -> str:
-    """Run `oms <command>` in a 120x50 tmux pane; the whole pane (history too) once `done` shows."""
-    socket = tmp_path / "record.sock"
+    """Run `oms <command>` in a 120x50 tmux pane; the whole pane (history too) once `done` shows.
+
+    Each command gets its own tmux server: a `new-session` on a socket whose server is still
+    exiting from the last `kill-server` can be lost ("server exited unexpectedly").
+    """
+    socket = tmp_path / f"record-{command[0]}.sock"
     line = (
         " ".join(shlex.quote(a) for a in [*oms.argv, *command]) + "; echo '[exit '$?']'; sleep 600"
     )
