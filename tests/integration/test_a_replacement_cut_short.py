@@ -31,6 +31,19 @@ def _die(*_args: object, **_kwargs: object) -> object:
     raise _Killed
 
 
+def expiry_past_the_lease(chain: Chain) -> tuple[threading.Thread, list[str]]:
+    """A thread (not started) that runs `oms ticket expire` two hours on, past the lease; the
+    list it fills with the tickets it lapsed."""
+    later = Clock(chain.clock.ms + 120 * 60_000, chain.clock.base)
+    lapsed: list[str] = []
+
+    def expire() -> None:
+        with Workspace.open(str(chain.state), str(chain.repo), clock=later) as ws:
+            lapsed.extend(t.record_id for t in tickets.expire_due(ws))
+
+    return threading.Thread(target=expire), lapsed
+
+
 @pytest.mark.parametrize("killed_at", ["new_session", "create"])
 def test_a_replacement_killed_between_its_writes_never_ends_the_attempt(
     chain: Chain, monkeypatch: pytest.MonkeyPatch, killed_at: str
@@ -93,19 +106,14 @@ def test_a_replacement_beside_its_attempts_lapse_leaves_no_proposal_live(
     proposal it had read (cancelled by then): the ticket opened for its next attempt with Ann's
     proposal left `proposed` for ever (a second live attempt; the ticket never compacted)."""
     ticket_id, first = _waiting_out_a_rest(chain)
-    later = Clock(chain.clock.ms + 120 * 60_000, chain.clock.base)  # past the lease
-    waiting, lapsed = threading.Event(), list[str]()
+    expiry, lapsed = expiry_past_the_lease(chain)
+    waiting = threading.Event()
     take_end_lock = end_lock
 
     def expiry_takes(ws: Workspace, dispatch_id: str) -> object:
         waiting.set()  # it read the ticket; the replacement holds this lock
         return take_end_lock(ws, dispatch_id)
 
-    def expire() -> None:
-        with Workspace.open(str(chain.state), str(chain.repo), clock=later) as ws:
-            lapsed.extend(t.record_id for t in tickets.expire_due(ws))
-
-    expiry = threading.Thread(target=expire)
     write_session = tickets.new_session
 
     def meanwhile(ws: Workspace, ticket: Record) -> Record:

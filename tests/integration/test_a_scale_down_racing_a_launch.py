@@ -7,8 +7,6 @@ slot: two agents in a pool of one. Now the chain asks the pool again just before
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,12 @@ from oms.domain import conductor as conductor_rules
 from oms.services.chain import dispatches, tickets
 from oms.services.conductor import pool, work
 from tests.chain import Chain
-from tests.integration.test_an_approval_outlasts_a_rest import _needs_person, _tick
+from tests.integration.test_an_approval_outlasts_a_rest import (
+    _approved,
+    _needs_person,
+    _paths_fault,
+    _tick,
+)
 
 
 @pytest.mark.parametrize("force", [True, False])
@@ -60,6 +63,22 @@ class _Killed(BaseException):
     """The conductor dies here (nothing after it runs)."""
 
 
+def _killed_in_the_give_back(chain: Chain, monkeypatch: pytest.MonkeyPatch, status: str) -> None:
+    """A tick whose conductor dies after it cancelled a dispatch with `status`, before the
+    ticket's write."""
+    end_cancelled = work._end_cancelled
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        if kwargs.get("status") == status:
+            raise _Killed
+        end_cancelled(*args, **kwargs)
+
+    monkeypatch.setattr(work, "_end_cancelled", killed)
+    with pytest.raises(_Killed):
+        _tick(chain)
+    monkeypatch.setattr(work, "_end_cancelled", end_cancelled)
+
+
 @pytest.mark.parametrize("scaled_up", [False, True])
 def test_a_conductor_killed_inside_the_give_back_counts_nothing_next_tick(
     chain: Chain, monkeypatch: pytest.MonkeyPatch, scaled_up: bool
@@ -74,17 +93,7 @@ def test_a_conductor_killed_inside_the_give_back_counts_nothing_next_tick(
     _tick(chain)
     with chain.workspace() as ws:
         pool.scale(ws, to=1, up=0, down=0, force=True)
-    end_cancelled = work._end_cancelled
-
-    def killed(*args: Any, **kwargs: Any) -> None:
-        if kwargs.get("status") == conductor_rules.DRAINED:
-            raise _Killed
-        end_cancelled(*args, **kwargs)
-
-    monkeypatch.setattr(work, "_end_cancelled", killed)
-    with pytest.raises(_Killed):
-        _tick(chain)
-    monkeypatch.setattr(work, "_end_cancelled", end_cancelled)
+    _killed_in_the_give_back(chain, monkeypatch, conductor_rules.DRAINED)
     if scaled_up:
         with chain.workspace() as ws:
             pool.scale(ws, to=2, up=0, down=0, force=False)
@@ -103,28 +112,9 @@ def test_a_conductor_killed_inside_a_faults_give_back_counts_nothing_next_tick(
     conductor SIGKILLed after the cancel, before the ticket's write. The next tick, the fault
     still there, counts no attempt: the ticket waits open for a person's fix (before: "retried …
     (failed: needs a person: paths: …)", a failure counted toward quarantine)."""
-    _needs_person(chain)
-    with chain.workspace() as ws:
-        ticket_id = tickets.add(ws, "Approved, then a fault", "do it").record_id
-    _tick(chain)
-    with chain.workspace() as ws:
-        [dispatch] = ws.store.latest("dispatch").records
-        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="ok")
-    folder = tmp_path / "bin-\u00e9"
-    folder.mkdir()
-    shutil.copy2(Path(sys.executable).parent / "oms", folder / "oms")
-    monkeypatch.setenv("OMS_EXECUTABLE", str(folder / "oms"))  # a real `paths` fault
-    end_cancelled = work._end_cancelled
-
-    def killed(*args: Any, **kwargs: Any) -> None:
-        if kwargs.get("status") == conductor_rules.CONFIG:
-            raise _Killed
-        end_cancelled(*args, **kwargs)
-
-    monkeypatch.setattr(work, "_end_cancelled", killed)
-    with pytest.raises(_Killed):
-        _tick(chain)
-    monkeypatch.setattr(work, "_end_cancelled", end_cancelled)
+    ticket_id, _ = _approved(chain, "Approved, then a fault")
+    _paths_fault(tmp_path, monkeypatch)
+    _killed_in_the_give_back(chain, monkeypatch, conductor_rules.CONFIG)
     lines = _tick(chain)
     with chain.workspace() as ws:
         ticket = ws.store.records("ticket").read(ticket_id)

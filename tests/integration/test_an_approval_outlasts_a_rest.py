@@ -51,6 +51,26 @@ def _tick(chain: Chain) -> list[str]:
     return [x for p in report.phases for x in (*p.done, *p.skipped)]
 
 
+def _approved(chain: Chain, title: str) -> tuple[str, str]:
+    """A ticket whose proposed dispatch a person approved: (ticket id, dispatch id)."""
+    _needs_person(chain)
+    with chain.workspace() as ws:
+        ticket_id = tickets.add(ws, title, "do it").record_id
+    _tick(chain)
+    with chain.workspace() as ws:
+        [dispatch] = ws.store.latest("dispatch").records
+        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="this route")
+    return ticket_id, dispatch.record_id
+
+
+def _paths_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real `paths` fault: the oms executable under a path a command line cannot hold."""
+    folder = tmp_path / "bin-\u00e9"
+    folder.mkdir()
+    shutil.copy2(Path(sys.executable).parent / "oms", folder / "oms")
+    monkeypatch.setenv("OMS_EXECUTABLE", str(folder / "oms"))
+
+
 def _rest(ws: Workspace, minutes: int) -> None:
     until = add_ms(ws.now(), minutes * 60_000)
     assert providers.rest(ws, "anthropic-a", Cooldown(until, "quota", "weekly limit"), "test")
@@ -120,25 +140,16 @@ def test_an_approved_dispatch_waiting_out_a_rest_outlasts_a_configuration_fault(
     spends nothing, as a person's wait does: the approval is kept, not cancelled as a
     configuration fault of a launch that is not being made (ADR 0043, amendment `cross7`; failing
     before: the dispatch cancelled, "needs a person: paths: …", the person's approval lost)."""
-    _needs_person(chain)
-    with chain.workspace() as ws:
-        ticket_id = tickets.add(ws, "Approved, rested, then a fault", "do it").record_id
-    _tick(chain)
-    with chain.workspace() as ws:
-        [dispatch] = ws.store.latest("dispatch").records
-        dispatches.approve(ws, dispatch.record_id, person="Ann", rationale="this route")
+    ticket_id, dispatch_id = _approved(chain, "Approved, rested, then a fault")
     chain.clock.advance(1)
     with chain.workspace() as ws:
         _rest(ws, 30)
-    folder = tmp_path / "bin-\u00e9"
-    folder.mkdir()
-    shutil.copy2(Path(sys.executable).parent / "oms", folder / "oms")
-    monkeypatch.setenv("OMS_EXECUTABLE", str(folder / "oms"))  # a real `paths` fault
+    _paths_fault(tmp_path, monkeypatch)
     lines = _tick(chain)
-    waits = f"{ticket_id}: {dispatch.record_id}, approved by a person, waits: provider anthropic-a"
+    waits = f"{ticket_id}: {dispatch_id}, approved by a person, waits: provider anthropic-a"
     assert any(x.startswith(waits) for x in lines), lines
     with chain.workspace() as ws:
-        kept = ws.store.records("dispatch").read(dispatch.record_id)
+        kept = ws.store.records("dispatch").read(dispatch_id)
         assert kept.state == "proposed", kept.payload["reason"]
         assert kept.payload["approval_evidence"] is not None
         assert ws.store.records("ticket").read(ticket_id).state == "leased"

@@ -17,7 +17,8 @@ from oms.errors import OmsError
 from oms.services.chain import dispatches, tickets
 from oms.services.workspace import Workspace
 from oms.store.records import Record
-from tests.chain import Chain, Clock
+from tests.chain import Chain
+from tests.integration.test_a_replacement_cut_short import expiry_past_the_lease
 from tests.integration.test_an_approval_outlasts_a_rest import _states, _waiting_out_a_rest
 from tests.integration.test_routing import ROLE
 
@@ -30,8 +31,7 @@ def test_an_expiry_between_the_session_and_the_new_proposal_leaves_no_proposal_l
     written before the new proposal, or the proposal is written (and the replacement done) before
     the lapse. Either way nothing of attempt 1 stays `proposed`."""
     ticket_id, first = _waiting_out_a_rest(chain)
-    later = Clock(chain.clock.ms + 120 * 60_000, chain.clock.base)  # past the lease
-    lapsed: list[str] = []
+    expiry, lapsed = expiry_past_the_lease(chain)
     proposed = threading.Event()
     expire_locked = tickets._expire_locked
 
@@ -40,11 +40,6 @@ def test_an_expiry_between_the_session_and_the_new_proposal_leaves_no_proposal_l
             assert proposed.wait(timeout=60), "the replacement never finished"
         return expire_locked(*args)
 
-    def expire() -> None:
-        with Workspace.open(str(chain.state), str(chain.repo), clock=later) as ws:
-            lapsed.extend(t.record_id for t in tickets.expire_due(ws))
-
-    expiry = threading.Thread(target=expire)
     write_session = tickets.new_session
 
     def then_the_expiry(ws: Workspace, ticket: Record) -> Record:

@@ -139,6 +139,22 @@ def test_a_redelivery_after_a_launch_died_before_its_session_starts_no_second_ag
     wait_for(out)  # started once, in a new pane
 
 
+def _spec_written(deliverable: Chain) -> str:
+    """An accepted dispatch whose launch spec is written, as a launch writes it before its pane;
+    its id."""
+    from oms.services.chain.authority import check_dispatch
+    from oms.services.delivery import launch
+    from oms.services.delivery import spec as launch_spec
+
+    dispatch_id, _event_id = accepted(deliverable)
+    with deliverable.workspace() as ws:
+        d = Delivery.open(ws)
+        dispatch = d.dispatch(dispatch_id)
+        _plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
+        launch_spec.write(ws.store.state.root, spec)
+    return dispatch_id
+
+
 def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chain) -> None:
     """A supervisor that took its spec and then saw its terminal hang up (the pane or the tmux
     server gone) starts nothing: an agent started then could run beside the one a re-launch starts
@@ -147,18 +163,11 @@ def test_a_supervisor_whose_terminal_hung_up_starts_no_sandbox(deliverable: Chai
 
     from oms.fsio import Root
     from oms.fsio.outside import reserve_descriptor
-    from oms.services.chain.authority import check_dispatch
-    from oms.services.delivery import launch
     from oms.services.delivery import spec as launch_spec
     from oms.services.supervisor.supervise import _Run
 
     out = use_worker(deliverable)
-    dispatch_id, _event_id = accepted(deliverable)
-    with deliverable.workspace() as ws:
-        d = Delivery.open(ws)
-        dispatch = d.dispatch(dispatch_id)
-        _plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
-        launch_spec.write(ws.store.state.root, spec)
+    dispatch_id = _spec_written(deliverable)
     logged: list[str] = []
     with Root.open(str(deliverable.state)) as root:
         taken = launch_spec.consume(root, dispatch_id)
@@ -221,17 +230,10 @@ def test_a_launch_spec_starts_one_supervisor_of_two_panes(deliverable: Chain, or
     nothing either: `test_a_stale_deliverers_pane_starts_nothing_…`). Read in either order."""
     from oms.errors import NotFoundError
     from oms.fsio.root import Root
-    from oms.services.chain.authority import check_dispatch
-    from oms.services.delivery import launch
     from oms.services.delivery import spec as launch_spec
 
     use_worker(deliverable)
-    dispatch_id, _event_id = accepted(deliverable)
-    with deliverable.workspace() as ws:
-        d = Delivery.open(ws)
-        dispatch = d.dispatch(dispatch_id)
-        _plan, spec = launch.prepare(d, dispatch, check_dispatch(ws, dispatch))
-        launch_spec.write(ws.store.state.root, spec)
+    dispatch_id = _spec_written(deliverable)
     taken, failed = list[str](), list[str]()
 
     def take(root: Root) -> None:

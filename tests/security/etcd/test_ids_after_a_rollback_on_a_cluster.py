@@ -8,7 +8,7 @@ ledger's lost entries (kept by host a) name."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +48,23 @@ def _pin(home: Path, hosts: dict[str, Chain]) -> None:
     (home / "oms" / "etcd.toml").write_text("[hosts]\n" + "\n".join(lines) + "\n")
 
 
-def test_no_host_gives_an_id_a_rollback_lost_once_it_is_accepted(
-    chain: Chain, oms: OmsCommand, own_cluster: Cluster, tmp_path: Path
-) -> None:
-    home = _use_etcd(chain, own_cluster.endpoints, "/oms/floor/")
+def _two_hosts(chain: Chain, cluster: Cluster, prefix: str) -> Iterator[Chain]:
+    """Host a and host b (yielded) on the cluster under `prefix`, each pinning the other; host a
+    added tkt-1 and tkt-2 and anchored them."""
+    home = _use_etcd(chain, cluster.endpoints, prefix)
     for other in _second_host(chain):
         _pin(home, {"host-a": chain, "host-b": other})
         with _open(chain, "host-a") as ws:
             for title in ("First", "Second"):
                 tickets.add(ws, title, "")
             assert ws.store.checkpoint_keys() is not None
+        yield other
+
+
+def test_no_host_gives_an_id_a_rollback_lost_once_it_is_accepted(
+    chain: Chain, oms: OmsCommand, own_cluster: Cluster, tmp_path: Path
+) -> None:
+    for other in _two_hosts(chain, own_cluster, "/oms/floor/"):
         with _open(other, "host-b") as ws:
             assert ws.store.checkpoint_keys() is not None  # host b's anchor: tkt-1, tkt-2
         snapshot = tmp_path / "before.db"
@@ -137,13 +144,7 @@ def test_an_accept_beside_another_hosts_write_anchors_a_ledger_it_extends(
     this ledger's (`oms store verify` counts it on both hosts), b's next ticket is numbered above
     it, and `oms audit verify` is clean on both hosts. (Held; a floor that took its entry and its
     hash from two reads names "another ledger" and is not counted: that is what this catches.)"""
-    home = _use_etcd(chain, own_cluster.endpoints, "/oms/race/")
-    for other in _second_host(chain):
-        _pin(home, {"host-a": chain, "host-b": other})
-        with _open(chain, "host-a") as ws:
-            for title in ("First", "Second"):
-                tickets.add(ws, title, "")
-            assert ws.store.checkpoint_keys() is not None
+    for other in _two_hosts(chain, own_cluster, "/oms/race/"):
         snapshot = tmp_path / "before.db"
         _etcdctl("--endpoints", own_cluster.endpoints[0], "snapshot", "save", str(snapshot))
         with _open(chain, "host-a") as ws:
