@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from oms.cli.common import ConfigRootOpt, JsonOpt, StateRootOpt, emit, table, workspace
+from oms.domain import pool as pool_rules
 
 if TYPE_CHECKING:
     from oms.schemas.payloads import PoolPayload
@@ -24,7 +25,10 @@ def _show(payload: PoolPayload, occupancy: Occupancy, waits: dict[str, str] | No
     slots = payload["slots"]
     table(
         ("slot", "state", "ticket", "since"),
-        [[s["name"], s["state"], occupancy.held.get(s["name"]), s["since"]] for s in slots],
+        [
+            [s["name"], pool_rules.shown_state(s), occupancy.held.get(s["name"]), s["since"]]
+            for s in slots
+        ],
     )
     typer.echo(f"next index {payload['next_index']} (indices are never reused)")
     for slot, why in (waits or {}).items():  # a slot held while a person is waited for
@@ -62,7 +66,10 @@ def scale(
     up: Annotated[int, typer.Option("--up", min=0, help="Add this many active slots.")] = 0,
     down: Annotated[int, typer.Option("--down", min=0, help="Remove this many active slots.")] = 0,
     force: Annotated[
-        bool, typer.Option("--force", help="Park the workers of busy slots as they drain.")
+        bool,
+        typer.Option(
+            "--force", help="Park the workers of draining slots (an earlier scale's too)."
+        ),
     ] = False,
     state_root_: StateRootOpt = None,
     config_root_: ConfigRootOpt = None,

@@ -6,7 +6,9 @@
   (never below one worker: the pool stops only with the conductor).
 - Down: idle slots (holding no ticket and no running worker) go first, newest first, and are removed
   at once; busy ones are marked `draining` — neither capacity (no new ticket) nor drained (kept
-  until their work has ended); with `force` their workers are parked (never killed) as they drain.
+  until their work has ended); with `force` their workers are parked (never killed) as they drain,
+  and the slot is marked `forced`: a launch in it that ends after the drain parks itself
+  (`drain_park`), and a later `--force` parks the workers of every draining slot again.
 - Up: draining slots are made active again first (they never left), then new slots are added.
 - Settling (every tick): a draining slot that holds nothing any more is removed.
 - Filling (every tick, after settling): free active slots take queued tickets, never more than
@@ -27,6 +29,7 @@ from oms.errors import InvalidInputError
 from oms.schemas.payloads import PoolPayload, PoolSlotsItem
 
 PREFIX = "worker-"
+POOL_ID = "pool"  # the pool record's id (one record)
 
 
 class Plan(NamedTuple):
@@ -80,6 +83,7 @@ def scale(
             if len([s for s in slots if s["state"] == "active"]) >= to:
                 break
             slot["state"], slot["since"] = "active", now
+            slot.pop("forced", None)
             plan.reactivated.append(slot["name"])
         while len([s for s in slots if s["state"] == "active"]) < to:
             slots.append(_slot(next_index, now))
@@ -94,12 +98,33 @@ def scale(
             if slot["name"] in busy:
                 slot["state"], slot["since"] = "draining", now
                 plan.draining.append(slot["name"])
-                if force:
-                    plan.park.append(slot["name"])
             else:
                 plan.removed.append(slot["name"])
         slots = [s for s in slots if s["name"] not in plan.removed]
+    if force:  # every draining slot's workers, this scale's or an earlier one's (a killed scale)
+        for slot in sorted(slots, key=lambda s: s["index"]):
+            if slot["state"] == "draining":
+                slot["forced"] = True
+                if slot["name"] in busy:
+                    plan.park.append(slot["name"])
     return {"next_index": next_index, "slots": slots, "updated_at": now}, plan
+
+
+def forced(payload: PoolPayload) -> list[str]:
+    """Draining slots a `--force` scale marked: their workers are parked (by index)."""
+    return [s["name"] for s in payload["slots"] if s["state"] == "draining" and s.get("forced")]
+
+
+def shown_state(slot: PoolSlotsItem) -> str:
+    """A slot's state as `oms pool show` says it: `draining (forced)` for a forced drain."""
+    return (
+        "draining (forced)" if slot["state"] == "draining" and slot.get("forced") else slot["state"]
+    )
+
+
+def drain_park(slot: str) -> str:
+    """Why a forced drain parks a worker of `slot` (it is parked for `LIMITS.force_park_ms`)."""
+    return f"pool scaled down: {slot} drains"
 
 
 def settle(
@@ -192,21 +217,27 @@ class Decision(NamedTuple):
     plan: Plan
 
 
+def _changed(before: PoolPayload, after: PoolPayload) -> bool:
+    """Did a scale change the pool (its time aside)? A scale that changes nothing writes nothing."""
+    return (before["slots"], before["next_index"]) != (after["slots"], after["next_index"])
+
+
 def decide(seen: Seen, event: Event) -> Decision:
     """The pool machine: the next payload and the effects of `event` on what was `seen`."""
     created = seen.payload is None
     payload = initial(seen.max_workers, seen.now) if seen.payload is None else seen.payload
     effects: list[Effect] = []
     if isinstance(event, Scale):
+        start = payload
         payload, plan = scale(
-            payload,
+            start,
             to=event.to,
             max_workers=seen.max_workers,
             busy=seen.busy,
             force=event.force,
             now=seen.now,
         )
-        if created or plan != Plan([], [], [], [], []):
+        if created or _changed(start, payload):
             effects.append(Write(payload, f"scale-{event.to}-{int(event.force)}"))
         effects += [Park(slot) for slot in plan.park]
         return Decision(payload, effects, plan)

@@ -15,7 +15,7 @@ import pytest
 from oms.domain import conductor as conductor_rules
 from oms.services.chain import dispatches, tickets
 from oms.services.conductor import pool, work
-from tests.chain import Chain
+from tests.chain import Chain, use_worker
 from tests.integration.test_an_approval_outlasts_a_rest import (
     _approved,
     _needs_person,
@@ -121,3 +121,63 @@ def test_a_conductor_killed_inside_a_faults_give_back_counts_nothing_next_tick(
         assert ticket.payload.get("failures", []) == [], lines
         assert ticket.state == "open", lines
         assert str(ticket.payload["reason"]).startswith("needs a person: paths"), lines
+
+
+@pytest.mark.parametrize("parks", ["scale", "launch"])
+def test_a_forced_scale_down_during_the_launch_parks_the_worker_it_started(
+    deliverable: Chain, monkeypatch: pytest.MonkeyPatch, parks: str
+) -> None:
+    """`oms pool scale --to 1 --force` while the slot's launch is past the chain's last look at
+    the pool (its pane started): the scale found that worker still launching, not yet healthy,
+    and parked nothing; the launch then made it healthy — an agent running on in a slot a forced
+    scale drained (failing before: `healthy`). Now the launch looks at the pool after it made
+    the worker healthy, and the scale marks the slot `forced`: whichever looks second parks it
+    (`launch`: the scale came before the launch's unpark, and the launch parks its worker;
+    `scale`: after it, and the scale parks the worker). A command worker cannot pause: oms's
+    park ends its run."""
+    from oms.services.delivery import once, registration
+
+    use_worker(deliverable)
+    with deliverable.workspace() as ws:
+        tickets.add(ws, "One", "do it")
+        second = tickets.add(ws, "Two", "do it").record_id
+    parked: list[str] = []
+
+    def scale() -> None:  # as `oms pool scale --to 1 --force` does, in its own process
+        with deliverable.workspace() as ws:
+            _, plan, occupancy = pool.scale(ws, to=1, up=0, down=0, force=True)
+            parked.extend(pool.park_draining(ws, occupancy, plan.park))
+
+    def of_second(dispatch: Any) -> bool:
+        return bool(dispatch.payload["ticket_id"] == second)
+
+    if parks == "launch":
+        register = registration.register_session
+
+        def scaled_meanwhile(d: Any, dispatch: Any, *args: Any) -> Any:
+            if of_second(dispatch):
+                scale()
+            return register(d, dispatch, *args)
+
+        monkeypatch.setattr(registration, "register_session", scaled_meanwhile)
+    else:
+        looked = once._parked_if_drained
+
+        def scaled_first(d: Any, dispatch: Any, outcome: Any) -> Any:
+            if of_second(dispatch):
+                scale()
+            return looked(d, dispatch, outcome)
+
+        monkeypatch.setattr(once, "_parked_if_drained", scaled_first)
+    lines = _tick(deliverable)
+    with deliverable.workspace() as ws:
+        [dispatch] = [d for d in ws.store.latest("dispatch").records if of_second(d)]
+        worker = ws.store.records("worker").read(dispatch.record_id)
+    assert [x.split(" until ")[0] for x in parked] == [
+        f"worker-2: {dispatch.record_id} is launching: it parks itself once launched"
+        if parks == "launch"
+        else f"worker-2: parked {dispatch.record_id}"
+    ], lines
+    assert f"{second}: {dispatch.record_id} delivered (parked)" in lines  # (then it sees it too)
+    assert worker.payload["health"] != "healthy", (lines, worker.payload)
+    assert "pool scaled down: worker-2 drains" in str(worker.payload), (lines, worker.payload)

@@ -172,3 +172,7 @@ def test_force_parks_the_workers_of_draining_slots(oms: OmsCommand, fleet: Fleet
     assert (kept["worker_health"], kept["pane_live"]) == ("parked", True)  # parked, never killed
     assert "pool scaled down: worker-2 drains" in str(kept["health_reason"])
     assert (running["worker_health"], running["pane_live"]) == ("healthy", True)
+    shown = oms.run("pool", "show", "--state-root", fleet.state, "--config-root", fleet.repo)
+    assert [line.split()[:3] for line in shown.stdout.splitlines() if "worker-2" in line] == [
+        ["worker-2", "draining", "(forced)"]
+    ], shown.stdout  # a launch that ends in it parks itself

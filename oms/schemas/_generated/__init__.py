@@ -7,7 +7,7 @@ it without format assertion). Proven equal to jsonschema by tests/unit/schemas/t
 # ruff: noqa
 from __future__ import annotations
 
-SOURCE_SHA256 = 'c88b70e7862fabe3694f6f9b4171c22e44974f778a7f5461cc1db8e21662362d'
+SOURCE_SHA256 = '68aca0daf02b8947916076951c168e805d3172ab22846ac4e8418cf2adf99ab7'
 
 # entry (a schema, or `schema#/$defs/key`) -> the module that holds its predicate
 MODULES: dict[str, str] = {

@@ -181,6 +181,7 @@ class PoolSlotsItem(TypedDict):
     name: str
     state: Literal['active', 'draining']
     since: str
+    forced: NotRequired[bool]
 
 
 class PoolPayload(TypedDict):

@@ -79,6 +79,13 @@ def _v866(x: object) -> bool:
     return True
 
 
+def _v867(x: object) -> bool:
+    # pool#/properties/payload/properties/slots/items/properties/forced
+    if not (isinstance(x, bool)):
+        return False
+    return True
+
+
 def _v862(x: object) -> bool:
     # pool#/properties/payload/properties/slots/items
     if not (isinstance(x, dict)):
@@ -95,8 +102,10 @@ def _v862(x: object) -> bool:
             return False
         if 'since' in x and not _v866(x['since']):
             return False
+        if 'forced' in x and not _v867(x['forced']):
+            return False
         for k in x:
-            if k not in ('index', 'name', 'state', 'since'):
+            if k not in ('index', 'name', 'state', 'since', 'forced'):
                 return False
     return True
 
@@ -114,7 +123,7 @@ def _v861(x: object) -> bool:
     return True
 
 
-def _v867(x: object) -> bool:
+def _v868(x: object) -> bool:
     # pool#/properties/payload/properties/updated_at
     if not _m_defs._v118(x):
         return False
@@ -133,7 +142,7 @@ def _v859(x: object) -> bool:
             return False
         if 'slots' in x and not _v861(x['slots']):
             return False
-        if 'updated_at' in x and not _v867(x['updated_at']):
+        if 'updated_at' in x and not _v868(x['updated_at']):
             return False
         for k in x:
             if k not in ('next_index', 'slots', 'updated_at'):
@@ -141,7 +150,7 @@ def _v859(x: object) -> bool:
     return True
 
 
-def _v868(x: object) -> bool:
+def _v869(x: object) -> bool:
     # pool#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
@@ -157,7 +166,7 @@ def _v856(x: object) -> bool:
             return False
         if 'payload' in x and not _v859(x['payload']):
             return False
-    if not _v868(x):
+    if not _v869(x):
         return False
     return True
 

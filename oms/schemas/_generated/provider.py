@@ -20,56 +20,56 @@ _C1: tuple[object, ...] = ('known',)
 _C2: tuple[object, ...] = (None, 'quota', 'transient')
 
 
-def _v870(x: object) -> bool:
+def _v871(x: object) -> bool:
     # provider#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v871(x: object) -> bool:
+def _v872(x: object) -> bool:
     # provider#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v873(x: object) -> bool:
+def _v874(x: object) -> bool:
     # provider#/properties/payload/properties/provider_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v875(x: object) -> bool:
+def _v876(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_until/oneOf/0
     if not (x is None):
         return False
     return True
 
 
-def _v876(x: object) -> bool:
+def _v877(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_until/oneOf/1
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v874(x: object) -> bool:
+def _v875(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_until
-    if [_v875(x), _v876(x)].count(True) != 1:
+    if [_v876(x), _v877(x)].count(True) != 1:
         return False
     return True
 
 
-def _v877(x: object) -> bool:
+def _v878(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_kind
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v878(x: object) -> bool:
+def _v879(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_reason
     if not (isinstance(x, str) or x is None):
         return False
@@ -79,7 +79,7 @@ def _v878(x: object) -> bool:
     return True
 
 
-def _v879(x: object) -> bool:
+def _v880(x: object) -> bool:
     # provider#/properties/payload/properties/cooldown_source
     if not (isinstance(x, str) or x is None):
         return False
@@ -89,7 +89,7 @@ def _v879(x: object) -> bool:
     return True
 
 
-def _v880(x: object) -> bool:
+def _v881(x: object) -> bool:
     # provider#/properties/payload/properties/quota_percent
     if not (_is_integer(x) or x is None):
         return False
@@ -101,28 +101,28 @@ def _v880(x: object) -> bool:
     return True
 
 
-def _v882(x: object) -> bool:
+def _v883(x: object) -> bool:
     # provider#/properties/payload/properties/probed_at/oneOf/0
     if not (x is None):
         return False
     return True
 
 
-def _v883(x: object) -> bool:
+def _v884(x: object) -> bool:
     # provider#/properties/payload/properties/probed_at/oneOf/1
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v881(x: object) -> bool:
+def _v882(x: object) -> bool:
     # provider#/properties/payload/properties/probed_at
-    if [_v882(x), _v883(x)].count(True) != 1:
+    if [_v883(x), _v884(x)].count(True) != 1:
         return False
     return True
 
 
-def _v884(x: object) -> bool:
+def _v885(x: object) -> bool:
     # provider#/properties/payload/properties/probe_note
     if not (isinstance(x, str) or x is None):
         return False
@@ -132,14 +132,14 @@ def _v884(x: object) -> bool:
     return True
 
 
-def _v885(x: object) -> bool:
+def _v886(x: object) -> bool:
     # provider#/properties/payload/properties/updated_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v872(x: object) -> bool:
+def _v873(x: object) -> bool:
     # provider#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -147,23 +147,23 @@ def _v872(x: object) -> bool:
         for k in ('provider_id', 'cooldown_until', 'cooldown_kind', 'cooldown_reason', 'cooldown_source', 'quota_percent', 'probed_at', 'probe_note', 'updated_at'):
             if k not in x:
                 return False
-        if 'provider_id' in x and not _v873(x['provider_id']):
+        if 'provider_id' in x and not _v874(x['provider_id']):
             return False
-        if 'cooldown_until' in x and not _v874(x['cooldown_until']):
+        if 'cooldown_until' in x and not _v875(x['cooldown_until']):
             return False
-        if 'cooldown_kind' in x and not _v877(x['cooldown_kind']):
+        if 'cooldown_kind' in x and not _v878(x['cooldown_kind']):
             return False
-        if 'cooldown_reason' in x and not _v878(x['cooldown_reason']):
+        if 'cooldown_reason' in x and not _v879(x['cooldown_reason']):
             return False
-        if 'cooldown_source' in x and not _v879(x['cooldown_source']):
+        if 'cooldown_source' in x and not _v880(x['cooldown_source']):
             return False
-        if 'quota_percent' in x and not _v880(x['quota_percent']):
+        if 'quota_percent' in x and not _v881(x['quota_percent']):
             return False
-        if 'probed_at' in x and not _v881(x['probed_at']):
+        if 'probed_at' in x and not _v882(x['probed_at']):
             return False
-        if 'probe_note' in x and not _v884(x['probe_note']):
+        if 'probe_note' in x and not _v885(x['probe_note']):
             return False
-        if 'updated_at' in x and not _v885(x['updated_at']):
+        if 'updated_at' in x and not _v886(x['updated_at']):
             return False
         for k in x:
             if k not in ('provider_id', 'cooldown_until', 'cooldown_kind', 'cooldown_reason', 'cooldown_source', 'quota_percent', 'probed_at', 'probe_note', 'updated_at'):
@@ -171,27 +171,27 @@ def _v872(x: object) -> bool:
     return True
 
 
-def _v886(x: object) -> bool:
+def _v887(x: object) -> bool:
     # provider#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v869(x: object) -> bool:
+def _v870(x: object) -> bool:
     # provider#
     if isinstance(x, dict):
-        if 'kind' in x and not _v870(x['kind']):
+        if 'kind' in x and not _v871(x['kind']):
             return False
-        if 'state' in x and not _v871(x['state']):
+        if 'state' in x and not _v872(x['state']):
             return False
-        if 'payload' in x and not _v872(x['payload']):
+        if 'payload' in x and not _v873(x['payload']):
             return False
-    if not _v886(x):
+    if not _v887(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'provider': _v869,
+    'provider': _v870,
 }

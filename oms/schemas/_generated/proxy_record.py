@@ -20,14 +20,14 @@ _C0: object = 1
 _C1: object = True
 
 
-def _v888(x: object) -> bool:
+def _v889(x: object) -> bool:
     # proxy-record#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v889(x: object) -> bool:
+def _v890(x: object) -> bool:
     # proxy-record#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -39,7 +39,7 @@ def _v889(x: object) -> bool:
     return True
 
 
-def _v890(x: object) -> bool:
+def _v891(x: object) -> bool:
     # proxy-record#/properties/start_ticks
     if not (_is_integer(x)):
         return False
@@ -51,7 +51,7 @@ def _v890(x: object) -> bool:
     return True
 
 
-def _v891(x: object) -> bool:
+def _v892(x: object) -> bool:
     # proxy-record#/properties/boot_id
     if not (isinstance(x, str)):
         return False
@@ -65,7 +65,7 @@ def _v891(x: object) -> bool:
     return True
 
 
-def _v892(x: object) -> bool:
+def _v893(x: object) -> bool:
     # proxy-record#/properties/port
     if not (_is_integer(x)):
         return False
@@ -77,7 +77,7 @@ def _v892(x: object) -> bool:
     return True
 
 
-def _v893(x: object) -> bool:
+def _v894(x: object) -> bool:
     # proxy-record#/properties/hello_nonce
     if not (isinstance(x, str)):
         return False
@@ -87,21 +87,21 @@ def _v893(x: object) -> bool:
     return True
 
 
-def _v894(x: object) -> bool:
+def _v895(x: object) -> bool:
     # proxy-record#/properties/started_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v895(x: object) -> bool:
+def _v896(x: object) -> bool:
     # proxy-record#/properties/on_demand
     if not _eq(x, _C1):
         return False
     return True
 
 
-def _v887(x: object) -> bool:
+def _v888(x: object) -> bool:
     # proxy-record#
     if not (isinstance(x, dict)):
         return False
@@ -109,21 +109,21 @@ def _v887(x: object) -> bool:
         for k in ('boot_id', 'format', 'hello_nonce', 'pid', 'port', 'start_ticks', 'started_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v888(x['format']):
+        if 'format' in x and not _v889(x['format']):
             return False
-        if 'pid' in x and not _v889(x['pid']):
+        if 'pid' in x and not _v890(x['pid']):
             return False
-        if 'start_ticks' in x and not _v890(x['start_ticks']):
+        if 'start_ticks' in x and not _v891(x['start_ticks']):
             return False
-        if 'boot_id' in x and not _v891(x['boot_id']):
+        if 'boot_id' in x and not _v892(x['boot_id']):
             return False
-        if 'port' in x and not _v892(x['port']):
+        if 'port' in x and not _v893(x['port']):
             return False
-        if 'hello_nonce' in x and not _v893(x['hello_nonce']):
+        if 'hello_nonce' in x and not _v894(x['hello_nonce']):
             return False
-        if 'started_at' in x and not _v894(x['started_at']):
+        if 'started_at' in x and not _v895(x['started_at']):
             return False
-        if 'on_demand' in x and not _v895(x['on_demand']):
+        if 'on_demand' in x and not _v896(x['on_demand']):
             return False
         for k in x:
             if k not in ('format', 'pid', 'start_ticks', 'boot_id', 'port', 'hello_nonce', 'started_at', 'on_demand'):
@@ -132,5 +132,5 @@ def _v887(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'proxy-record': _v887,
+    'proxy-record': _v888,
 }

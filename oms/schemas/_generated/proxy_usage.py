@@ -17,21 +17,21 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 1
 
 
-def _v907(x: object) -> bool:
+def _v908(x: object) -> bool:
     # proxy-usage#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v908(x: object) -> bool:
+def _v909(x: object) -> bool:
     # proxy-usage#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v909(x: object) -> bool:
+def _v910(x: object) -> bool:
     # proxy-usage#/properties/sequence
     if not (_is_integer(x)):
         return False
@@ -43,7 +43,7 @@ def _v909(x: object) -> bool:
     return True
 
 
-def _v910(x: object) -> bool:
+def _v911(x: object) -> bool:
     # proxy-usage#/properties/input_tokens
     if not (_is_integer(x)):
         return False
@@ -55,7 +55,7 @@ def _v910(x: object) -> bool:
     return True
 
 
-def _v911(x: object) -> bool:
+def _v912(x: object) -> bool:
     # proxy-usage#/properties/output_tokens
     if not (_is_integer(x)):
         return False
@@ -67,7 +67,7 @@ def _v911(x: object) -> bool:
     return True
 
 
-def _v912(x: object) -> bool:
+def _v913(x: object) -> bool:
     # proxy-usage#/properties/pending_input_tokens
     if not (_is_integer(x)):
         return False
@@ -79,7 +79,7 @@ def _v912(x: object) -> bool:
     return True
 
 
-def _v913(x: object) -> bool:
+def _v914(x: object) -> bool:
     # proxy-usage#/properties/pending_output_tokens
     if not (_is_integer(x)):
         return False
@@ -91,7 +91,7 @@ def _v913(x: object) -> bool:
     return True
 
 
-def _v914(x: object) -> bool:
+def _v915(x: object) -> bool:
     # proxy-usage#/properties/requests
     if not (_is_integer(x)):
         return False
@@ -103,14 +103,14 @@ def _v914(x: object) -> bool:
     return True
 
 
-def _v915(x: object) -> bool:
+def _v916(x: object) -> bool:
     # proxy-usage#/properties/updated_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v906(x: object) -> bool:
+def _v907(x: object) -> bool:
     # proxy-usage#
     if not (isinstance(x, dict)):
         return False
@@ -118,23 +118,23 @@ def _v906(x: object) -> bool:
         for k in ('dispatch_id', 'format', 'input_tokens', 'output_tokens', 'requests', 'sequence', 'updated_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v907(x['format']):
+        if 'format' in x and not _v908(x['format']):
             return False
-        if 'dispatch_id' in x and not _v908(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v909(x['dispatch_id']):
             return False
-        if 'sequence' in x and not _v909(x['sequence']):
+        if 'sequence' in x and not _v910(x['sequence']):
             return False
-        if 'input_tokens' in x and not _v910(x['input_tokens']):
+        if 'input_tokens' in x and not _v911(x['input_tokens']):
             return False
-        if 'output_tokens' in x and not _v911(x['output_tokens']):
+        if 'output_tokens' in x and not _v912(x['output_tokens']):
             return False
-        if 'pending_input_tokens' in x and not _v912(x['pending_input_tokens']):
+        if 'pending_input_tokens' in x and not _v913(x['pending_input_tokens']):
             return False
-        if 'pending_output_tokens' in x and not _v913(x['pending_output_tokens']):
+        if 'pending_output_tokens' in x and not _v914(x['pending_output_tokens']):
             return False
-        if 'requests' in x and not _v914(x['requests']):
+        if 'requests' in x and not _v915(x['requests']):
             return False
-        if 'updated_at' in x and not _v915(x['updated_at']):
+        if 'updated_at' in x and not _v916(x['updated_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'sequence', 'input_tokens', 'output_tokens', 'pending_input_tokens', 'pending_output_tokens', 'requests', 'updated_at'):
@@ -143,5 +143,5 @@ def _v906(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'proxy-usage': _v906,
+    'proxy-usage': _v907,
 }

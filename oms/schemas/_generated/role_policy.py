@@ -18,21 +18,21 @@ _P0 = '^[A-Za-z][A-Za-z0-9_]{0,63}\\Z'
 _C0: object = 'oms-role-policy-v1'
 
 
-def _v917(x: object) -> bool:
+def _v918(x: object) -> bool:
     # role-policy#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v921(x: object) -> bool:
+def _v922(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/capabilities/items
     if not _m_defs._v31(x):
         return False
     return True
 
 
-def _v920(x: object) -> bool:
+def _v921(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/capabilities
     if not (isinstance(x, list)):
         return False
@@ -40,14 +40,14 @@ def _v920(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v921(v):
+            if not _v922(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v923(x: object) -> bool:
+def _v924(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/tools/items
     if not (isinstance(x, str)):
         return False
@@ -57,7 +57,7 @@ def _v923(x: object) -> bool:
     return True
 
 
-def _v922(x: object) -> bool:
+def _v923(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/tools
     if not (isinstance(x, list)):
         return False
@@ -65,28 +65,28 @@ def _v922(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v923(v):
+            if not _v924(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v924(x: object) -> bool:
+def _v925(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/may_review
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v925(x: object) -> bool:
+def _v926(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties/properties/needs_person
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v919(x: object) -> bool:
+def _v920(x: object) -> bool:
     # role-policy#/properties/roles/additionalProperties
     if not (isinstance(x, dict)):
         return False
@@ -94,13 +94,13 @@ def _v919(x: object) -> bool:
         for k in ('capabilities', 'may_review', 'tools'):
             if k not in x:
                 return False
-        if 'capabilities' in x and not _v920(x['capabilities']):
+        if 'capabilities' in x and not _v921(x['capabilities']):
             return False
-        if 'tools' in x and not _v922(x['tools']):
+        if 'tools' in x and not _v923(x['tools']):
             return False
-        if 'may_review' in x and not _v924(x['may_review']):
+        if 'may_review' in x and not _v925(x['may_review']):
             return False
-        if 'needs_person' in x and not _v925(x['needs_person']):
+        if 'needs_person' in x and not _v926(x['needs_person']):
             return False
         for k in x:
             if k not in ('capabilities', 'tools', 'may_review', 'needs_person'):
@@ -108,14 +108,14 @@ def _v919(x: object) -> bool:
     return True
 
 
-def _v926(x: object) -> bool:
+def _v927(x: object) -> bool:
     # role-policy#/properties/roles/propertyNames
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v918(x: object) -> bool:
+def _v919(x: object) -> bool:
     # role-policy#/properties/roles
     if not (isinstance(x, dict)):
         return False
@@ -125,22 +125,22 @@ def _v918(x: object) -> bool:
         if len(x) > 64:
             return False
         for k, v in x.items():
-            if k not in () and not _v919(v):
+            if k not in () and not _v920(v):
                 return False
         for k in x:
-            if not _v926(k):
+            if not _v927(k):
                 return False
     return True
 
 
-def _v927(x: object) -> bool:
+def _v928(x: object) -> bool:
     # role-policy#/properties/human_approval
     if not (isinstance(x, bool)):
         return False
     return True
 
 
-def _v916(x: object) -> bool:
+def _v917(x: object) -> bool:
     # role-policy#
     if not (isinstance(x, dict)):
         return False
@@ -148,11 +148,11 @@ def _v916(x: object) -> bool:
         for k in ('format', 'human_approval', 'roles'):
             if k not in x:
                 return False
-        if 'format' in x and not _v917(x['format']):
+        if 'format' in x and not _v918(x['format']):
             return False
-        if 'roles' in x and not _v918(x['roles']):
+        if 'roles' in x and not _v919(x['roles']):
             return False
-        if 'human_approval' in x and not _v927(x['human_approval']):
+        if 'human_approval' in x and not _v928(x['human_approval']):
             return False
         for k in x:
             if k not in ('format', 'roles', 'human_approval'):
@@ -161,5 +161,5 @@ def _v916(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'role-policy': _v916,
+    'role-policy': _v917,
 }

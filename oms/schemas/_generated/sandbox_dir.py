@@ -18,14 +18,14 @@ _P0 = '^/[\\x20-\\x7e]*\\Z'
 _C0: object = 1
 
 
-def _v929(x: object) -> bool:
+def _v930(x: object) -> bool:
     # sandbox-dir#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v930(x: object) -> bool:
+def _v931(x: object) -> bool:
     # sandbox-dir#/properties/path
     if not (isinstance(x, str)):
         return False
@@ -39,21 +39,21 @@ def _v930(x: object) -> bool:
     return True
 
 
-def _v931(x: object) -> bool:
+def _v932(x: object) -> bool:
     # sandbox-dir#/properties/key_id
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v932(x: object) -> bool:
+def _v933(x: object) -> bool:
     # sandbox-dir#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v928(x: object) -> bool:
+def _v929(x: object) -> bool:
     # sandbox-dir#
     if not (isinstance(x, dict)):
         return False
@@ -61,13 +61,13 @@ def _v928(x: object) -> bool:
         for k in ('created_at', 'format', 'key_id', 'path'):
             if k not in x:
                 return False
-        if 'format' in x and not _v929(x['format']):
+        if 'format' in x and not _v930(x['format']):
             return False
-        if 'path' in x and not _v930(x['path']):
+        if 'path' in x and not _v931(x['path']):
             return False
-        if 'key_id' in x and not _v931(x['key_id']):
+        if 'key_id' in x and not _v932(x['key_id']):
             return False
-        if 'created_at' in x and not _v932(x['created_at']):
+        if 'created_at' in x and not _v933(x['created_at']):
             return False
         for k in x:
             if k not in ('format', 'path', 'key_id', 'created_at'):
@@ -76,5 +76,5 @@ def _v928(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'sandbox-dir': _v928,
+    'sandbox-dir': _v929,
 }

@@ -18,21 +18,21 @@ _P0 = '^[0-9a-f-]{36}\\Z'
 _C0: object = 'oms-sandbox-init-v1'
 
 
-def _v934(x: object) -> bool:
+def _v935(x: object) -> bool:
     # sandbox-init#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v935(x: object) -> bool:
+def _v936(x: object) -> bool:
     # sandbox-init#/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v936(x: object) -> bool:
+def _v937(x: object) -> bool:
     # sandbox-init#/properties/pid
     if not (_is_integer(x)):
         return False
@@ -44,7 +44,7 @@ def _v936(x: object) -> bool:
     return True
 
 
-def _v937(x: object) -> bool:
+def _v938(x: object) -> bool:
     # sandbox-init#/properties/start_ticks
     if not (_is_integer(x)):
         return False
@@ -56,7 +56,7 @@ def _v937(x: object) -> bool:
     return True
 
 
-def _v938(x: object) -> bool:
+def _v939(x: object) -> bool:
     # sandbox-init#/properties/boot_id
     if not (isinstance(x, str)):
         return False
@@ -66,14 +66,14 @@ def _v938(x: object) -> bool:
     return True
 
 
-def _v939(x: object) -> bool:
+def _v940(x: object) -> bool:
     # sandbox-init#/properties/started_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v933(x: object) -> bool:
+def _v934(x: object) -> bool:
     # sandbox-init#
     if not (isinstance(x, dict)):
         return False
@@ -81,17 +81,17 @@ def _v933(x: object) -> bool:
         for k in ('boot_id', 'dispatch_id', 'format', 'pid', 'start_ticks', 'started_at'):
             if k not in x:
                 return False
-        if 'format' in x and not _v934(x['format']):
+        if 'format' in x and not _v935(x['format']):
             return False
-        if 'dispatch_id' in x and not _v935(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v936(x['dispatch_id']):
             return False
-        if 'pid' in x and not _v936(x['pid']):
+        if 'pid' in x and not _v937(x['pid']):
             return False
-        if 'start_ticks' in x and not _v937(x['start_ticks']):
+        if 'start_ticks' in x and not _v938(x['start_ticks']):
             return False
-        if 'boot_id' in x and not _v938(x['boot_id']):
+        if 'boot_id' in x and not _v939(x['boot_id']):
             return False
-        if 'started_at' in x and not _v939(x['started_at']):
+        if 'started_at' in x and not _v940(x['started_at']):
             return False
         for k in x:
             if k not in ('format', 'dispatch_id', 'pid', 'start_ticks', 'boot_id', 'started_at'):
@@ -100,5 +100,5 @@ def _v933(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'sandbox-init': _v933,
+    'sandbox-init': _v934,
 }

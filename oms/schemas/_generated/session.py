@@ -22,56 +22,56 @@ _C1: tuple[object, ...] = ('running', 'parked', 'stalled', 'stopped')
 _C2: tuple[object, ...] = ('goal', 'pane', 'command', 'exec')
 
 
-def _v941(x: object) -> bool:
+def _v942(x: object) -> bool:
     # session#/properties/kind
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v942(x: object) -> bool:
+def _v943(x: object) -> bool:
     # session#/properties/state
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v944(x: object) -> bool:
+def _v945(x: object) -> bool:
     # session#/properties/payload/properties/dispatch_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v945(x: object) -> bool:
+def _v946(x: object) -> bool:
     # session#/properties/payload/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v946(x: object) -> bool:
+def _v947(x: object) -> bool:
     # session#/properties/payload/properties/role_id
     if not _m_defs._v17(x):
         return False
     return True
 
 
-def _v947(x: object) -> bool:
+def _v948(x: object) -> bool:
     # session#/properties/payload/properties/engine
     if not _m_defs._v28(x):
         return False
     return True
 
 
-def _v948(x: object) -> bool:
+def _v949(x: object) -> bool:
     # session#/properties/payload/properties/mode
     if not any(_eq(x, c) for c in _C2):
         return False
     return True
 
 
-def _v949(x: object) -> bool:
+def _v950(x: object) -> bool:
     # session#/properties/payload/properties/native_session_ref
     if not (isinstance(x, str)):
         return False
@@ -85,28 +85,28 @@ def _v949(x: object) -> bool:
     return True
 
 
-def _v951(x: object) -> bool:
+def _v952(x: object) -> bool:
     # session#/properties/payload/properties/tmux_pane_id/anyOf/0
     if not _m_defs._v342(x):
         return False
     return True
 
 
-def _v952(x: object) -> bool:
+def _v953(x: object) -> bool:
     # session#/properties/payload/properties/tmux_pane_id/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v950(x: object) -> bool:
+def _v951(x: object) -> bool:
     # session#/properties/payload/properties/tmux_pane_id
-    if not (_v951(x) or _v952(x)):
+    if not (_v952(x) or _v953(x)):
         return False
     return True
 
 
-def _v954(x: object) -> bool:
+def _v955(x: object) -> bool:
     # session#/properties/payload/properties/pane_process/properties/boot_id
     if not (isinstance(x, str)):
         return False
@@ -116,7 +116,7 @@ def _v954(x: object) -> bool:
     return True
 
 
-def _v955(x: object) -> bool:
+def _v956(x: object) -> bool:
     # session#/properties/payload/properties/pane_process/properties/pid
     if not (_is_integer(x)):
         return False
@@ -128,7 +128,7 @@ def _v955(x: object) -> bool:
     return True
 
 
-def _v956(x: object) -> bool:
+def _v957(x: object) -> bool:
     # session#/properties/payload/properties/pane_process/properties/start_ticks
     if not (_is_integer(x)):
         return False
@@ -140,7 +140,7 @@ def _v956(x: object) -> bool:
     return True
 
 
-def _v953(x: object) -> bool:
+def _v954(x: object) -> bool:
     # session#/properties/payload/properties/pane_process
     if not (isinstance(x, dict)):
         return False
@@ -148,11 +148,11 @@ def _v953(x: object) -> bool:
         for k in ('boot_id', 'pid', 'start_ticks'):
             if k not in x:
                 return False
-        if 'boot_id' in x and not _v954(x['boot_id']):
+        if 'boot_id' in x and not _v955(x['boot_id']):
             return False
-        if 'pid' in x and not _v955(x['pid']):
+        if 'pid' in x and not _v956(x['pid']):
             return False
-        if 'start_ticks' in x and not _v956(x['start_ticks']):
+        if 'start_ticks' in x and not _v957(x['start_ticks']):
             return False
         for k in x:
             if k not in ('boot_id', 'pid', 'start_ticks'):
@@ -160,70 +160,70 @@ def _v953(x: object) -> bool:
     return True
 
 
-def _v957(x: object) -> bool:
+def _v958(x: object) -> bool:
     # session#/properties/payload/properties/source_event_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v958(x: object) -> bool:
+def _v959(x: object) -> bool:
     # session#/properties/payload/properties/last_observed_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v959(x: object) -> bool:
+def _v960(x: object) -> bool:
     # session#/properties/payload/properties/heartbeat_deadline_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v961(x: object) -> bool:
+def _v962(x: object) -> bool:
     # session#/properties/payload/properties/parked_until/anyOf/0
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v962(x: object) -> bool:
+def _v963(x: object) -> bool:
     # session#/properties/payload/properties/parked_until/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v960(x: object) -> bool:
+def _v961(x: object) -> bool:
     # session#/properties/payload/properties/parked_until
-    if not (_v961(x) or _v962(x)):
+    if not (_v962(x) or _v963(x)):
         return False
     return True
 
 
-def _v964(x: object) -> bool:
+def _v965(x: object) -> bool:
     # session#/properties/payload/properties/stop_reason/anyOf/0
     if not _m_defs._v124(x):
         return False
     return True
 
 
-def _v965(x: object) -> bool:
+def _v966(x: object) -> bool:
     # session#/properties/payload/properties/stop_reason/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v963(x: object) -> bool:
+def _v964(x: object) -> bool:
     # session#/properties/payload/properties/stop_reason
-    if not (_v964(x) or _v965(x)):
+    if not (_v965(x) or _v966(x)):
         return False
     return True
 
 
-def _v966(x: object) -> bool:
+def _v967(x: object) -> bool:
     # session#/properties/payload/properties/stop_blocks
     if not (_is_integer(x)):
         return False
@@ -235,28 +235,28 @@ def _v966(x: object) -> bool:
     return True
 
 
-def _v968(x: object) -> bool:
+def _v969(x: object) -> bool:
     # session#/properties/payload/properties/agent_stopped_at/anyOf/0
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v969(x: object) -> bool:
+def _v970(x: object) -> bool:
     # session#/properties/payload/properties/agent_stopped_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v967(x: object) -> bool:
+def _v968(x: object) -> bool:
     # session#/properties/payload/properties/agent_stopped_at
-    if not (_v968(x) or _v969(x)):
+    if not (_v969(x) or _v970(x)):
         return False
     return True
 
 
-def _v970(x: object) -> bool:
+def _v971(x: object) -> bool:
     # session#/properties/payload/properties/turns_without_result
     if not (_is_integer(x)):
         return False
@@ -268,14 +268,14 @@ def _v970(x: object) -> bool:
     return True
 
 
-def _v971(x: object) -> bool:
+def _v972(x: object) -> bool:
     # session#/properties/payload/properties/progress_since
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v972(x: object) -> bool:
+def _v973(x: object) -> bool:
     # session#/properties/payload/properties/max_turns_without_result
     if not (_is_integer(x)):
         return False
@@ -287,7 +287,7 @@ def _v972(x: object) -> bool:
     return True
 
 
-def _v973(x: object) -> bool:
+def _v974(x: object) -> bool:
     # session#/properties/payload/properties/max_minutes_without_result
     if not (_is_integer(x)):
         return False
@@ -299,42 +299,42 @@ def _v973(x: object) -> bool:
     return True
 
 
-def _v975(x: object) -> bool:
+def _v976(x: object) -> bool:
     # session#/properties/payload/properties/agent_prompted_at/anyOf/0
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v976(x: object) -> bool:
+def _v977(x: object) -> bool:
     # session#/properties/payload/properties/agent_prompted_at/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v974(x: object) -> bool:
+def _v975(x: object) -> bool:
     # session#/properties/payload/properties/agent_prompted_at
-    if not (_v975(x) or _v976(x)):
+    if not (_v976(x) or _v977(x)):
         return False
     return True
 
 
-def _v977(x: object) -> bool:
+def _v978(x: object) -> bool:
     # session#/properties/payload/properties/last_prompted_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v978(x: object) -> bool:
+def _v979(x: object) -> bool:
     # session#/properties/payload/properties/prompt_due_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v943(x: object) -> bool:
+def _v944(x: object) -> bool:
     # session#/properties/payload
     if not (isinstance(x, dict)):
         return False
@@ -342,49 +342,49 @@ def _v943(x: object) -> bool:
         for k in ('dispatch_id', 'engine', 'heartbeat_deadline_at', 'last_observed_at', 'mode', 'native_session_ref', 'parked_until', 'role_id', 'source_event_id', 'stop_blocks', 'stop_reason', 'ticket_id', 'tmux_pane_id'):
             if k not in x:
                 return False
-        if 'dispatch_id' in x and not _v944(x['dispatch_id']):
+        if 'dispatch_id' in x and not _v945(x['dispatch_id']):
             return False
-        if 'ticket_id' in x and not _v945(x['ticket_id']):
+        if 'ticket_id' in x and not _v946(x['ticket_id']):
             return False
-        if 'role_id' in x and not _v946(x['role_id']):
+        if 'role_id' in x and not _v947(x['role_id']):
             return False
-        if 'engine' in x and not _v947(x['engine']):
+        if 'engine' in x and not _v948(x['engine']):
             return False
-        if 'mode' in x and not _v948(x['mode']):
+        if 'mode' in x and not _v949(x['mode']):
             return False
-        if 'native_session_ref' in x and not _v949(x['native_session_ref']):
+        if 'native_session_ref' in x and not _v950(x['native_session_ref']):
             return False
-        if 'tmux_pane_id' in x and not _v950(x['tmux_pane_id']):
+        if 'tmux_pane_id' in x and not _v951(x['tmux_pane_id']):
             return False
-        if 'pane_process' in x and not _v953(x['pane_process']):
+        if 'pane_process' in x and not _v954(x['pane_process']):
             return False
-        if 'source_event_id' in x and not _v957(x['source_event_id']):
+        if 'source_event_id' in x and not _v958(x['source_event_id']):
             return False
-        if 'last_observed_at' in x and not _v958(x['last_observed_at']):
+        if 'last_observed_at' in x and not _v959(x['last_observed_at']):
             return False
-        if 'heartbeat_deadline_at' in x and not _v959(x['heartbeat_deadline_at']):
+        if 'heartbeat_deadline_at' in x and not _v960(x['heartbeat_deadline_at']):
             return False
-        if 'parked_until' in x and not _v960(x['parked_until']):
+        if 'parked_until' in x and not _v961(x['parked_until']):
             return False
-        if 'stop_reason' in x and not _v963(x['stop_reason']):
+        if 'stop_reason' in x and not _v964(x['stop_reason']):
             return False
-        if 'stop_blocks' in x and not _v966(x['stop_blocks']):
+        if 'stop_blocks' in x and not _v967(x['stop_blocks']):
             return False
-        if 'agent_stopped_at' in x and not _v967(x['agent_stopped_at']):
+        if 'agent_stopped_at' in x and not _v968(x['agent_stopped_at']):
             return False
-        if 'turns_without_result' in x and not _v970(x['turns_without_result']):
+        if 'turns_without_result' in x and not _v971(x['turns_without_result']):
             return False
-        if 'progress_since' in x and not _v971(x['progress_since']):
+        if 'progress_since' in x and not _v972(x['progress_since']):
             return False
-        if 'max_turns_without_result' in x and not _v972(x['max_turns_without_result']):
+        if 'max_turns_without_result' in x and not _v973(x['max_turns_without_result']):
             return False
-        if 'max_minutes_without_result' in x and not _v973(x['max_minutes_without_result']):
+        if 'max_minutes_without_result' in x and not _v974(x['max_minutes_without_result']):
             return False
-        if 'agent_prompted_at' in x and not _v974(x['agent_prompted_at']):
+        if 'agent_prompted_at' in x and not _v975(x['agent_prompted_at']):
             return False
-        if 'last_prompted_at' in x and not _v977(x['last_prompted_at']):
+        if 'last_prompted_at' in x and not _v978(x['last_prompted_at']):
             return False
-        if 'prompt_due_at' in x and not _v978(x['prompt_due_at']):
+        if 'prompt_due_at' in x and not _v979(x['prompt_due_at']):
             return False
         for k in x:
             if k not in ('dispatch_id', 'ticket_id', 'role_id', 'engine', 'mode', 'native_session_ref', 'tmux_pane_id', 'pane_process', 'source_event_id', 'last_observed_at', 'heartbeat_deadline_at', 'parked_until', 'stop_reason', 'stop_blocks', 'agent_stopped_at', 'turns_without_result', 'progress_since', 'max_turns_without_result', 'max_minutes_without_result', 'agent_prompted_at', 'last_prompted_at', 'prompt_due_at'):
@@ -392,27 +392,27 @@ def _v943(x: object) -> bool:
     return True
 
 
-def _v979(x: object) -> bool:
+def _v980(x: object) -> bool:
     # session#/allOf/0
     if not _m_record_envelope._v127(x):
         return False
     return True
 
 
-def _v940(x: object) -> bool:
+def _v941(x: object) -> bool:
     # session#
     if isinstance(x, dict):
-        if 'kind' in x and not _v941(x['kind']):
+        if 'kind' in x and not _v942(x['kind']):
             return False
-        if 'state' in x and not _v942(x['state']):
+        if 'state' in x and not _v943(x['state']):
             return False
-        if 'payload' in x and not _v943(x['payload']):
+        if 'payload' in x and not _v944(x['payload']):
             return False
-    if not _v979(x):
+    if not _v980(x):
         return False
     return True
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'session': _v940,
+    'session': _v941,
 }

@@ -17,7 +17,7 @@ _P0 = '^[A-Za-z_][A-Za-z0-9_]{0,63}\\Z'
 _C0: tuple[object, ...] = ('done', 'blocked', 'needs-a-person', 'parked', 'merged', 'limit')
 
 
-def _v984(x: object) -> bool:
+def _v985(x: object) -> bool:
     # settings#/properties/notify/properties/commands/items/items
     if not (isinstance(x, str)):
         return False
@@ -29,7 +29,7 @@ def _v984(x: object) -> bool:
     return True
 
 
-def _v983(x: object) -> bool:
+def _v984(x: object) -> bool:
     # settings#/properties/notify/properties/commands/items
     if not (isinstance(x, list)):
         return False
@@ -39,12 +39,12 @@ def _v983(x: object) -> bool:
         if len(x) > 64:
             return False
         for v in x:
-            if not _v984(v):
+            if not _v985(v):
                 return False
     return True
 
 
-def _v982(x: object) -> bool:
+def _v983(x: object) -> bool:
     # settings#/properties/notify/properties/commands
     if not (isinstance(x, list)):
         return False
@@ -54,19 +54,19 @@ def _v982(x: object) -> bool:
         if len(x) > 8:
             return False
         for v in x:
-            if not _v983(v):
+            if not _v984(v):
                 return False
     return True
 
 
-def _v986(x: object) -> bool:
+def _v987(x: object) -> bool:
     # settings#/properties/notify/properties/on/items
     if not any(_eq(x, c) for c in _C0):
         return False
     return True
 
 
-def _v985(x: object) -> bool:
+def _v986(x: object) -> bool:
     # settings#/properties/notify/properties/on
     if not (isinstance(x, list)):
         return False
@@ -74,14 +74,14 @@ def _v985(x: object) -> bool:
         if len(x) < 1:
             return False
         for v in x:
-            if not _v986(v):
+            if not _v987(v):
                 return False
         if not _unique(x):
             return False
     return True
 
 
-def _v988(x: object) -> bool:
+def _v989(x: object) -> bool:
     # settings#/properties/notify/properties/pass_env/items
     if not (isinstance(x, str)):
         return False
@@ -91,7 +91,7 @@ def _v988(x: object) -> bool:
     return True
 
 
-def _v987(x: object) -> bool:
+def _v988(x: object) -> bool:
     # settings#/properties/notify/properties/pass_env
     if not (isinstance(x, list)):
         return False
@@ -99,12 +99,12 @@ def _v987(x: object) -> bool:
         if len(x) > 32:
             return False
         for v in x:
-            if not _v988(v):
+            if not _v989(v):
                 return False
     return True
 
 
-def _v989(x: object) -> bool:
+def _v990(x: object) -> bool:
     # settings#/properties/notify/properties/timeout_seconds
     if not (_is_integer(x)):
         return False
@@ -116,7 +116,7 @@ def _v989(x: object) -> bool:
     return True
 
 
-def _v981(x: object) -> bool:
+def _v982(x: object) -> bool:
     # settings#/properties/notify
     if not (isinstance(x, dict)):
         return False
@@ -124,13 +124,13 @@ def _v981(x: object) -> bool:
         for k in ('commands',):
             if k not in x:
                 return False
-        if 'commands' in x and not _v982(x['commands']):
+        if 'commands' in x and not _v983(x['commands']):
             return False
-        if 'on' in x and not _v985(x['on']):
+        if 'on' in x and not _v986(x['on']):
             return False
-        if 'pass_env' in x and not _v987(x['pass_env']):
+        if 'pass_env' in x and not _v988(x['pass_env']):
             return False
-        if 'timeout_seconds' in x and not _v989(x['timeout_seconds']):
+        if 'timeout_seconds' in x and not _v990(x['timeout_seconds']):
             return False
         for k in x:
             if k not in ('commands', 'on', 'pass_env', 'timeout_seconds'):
@@ -138,7 +138,7 @@ def _v981(x: object) -> bool:
     return True
 
 
-def _v980(x: object) -> bool:
+def _v981(x: object) -> bool:
     # settings#
     if not (isinstance(x, dict)):
         return False
@@ -146,7 +146,7 @@ def _v980(x: object) -> bool:
         for k in ('notify',):
             if k not in x:
                 return False
-        if 'notify' in x and not _v981(x['notify']):
+        if 'notify' in x and not _v982(x['notify']):
             return False
         for k in x:
             if k not in ('notify',):
@@ -155,5 +155,5 @@ def _v980(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'settings': _v980,
+    'settings': _v981,
 }

@@ -17,35 +17,35 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-state-v1'
 
 
-def _v991(x: object) -> bool:
+def _v992(x: object) -> bool:
     # state-meta#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v992(x: object) -> bool:
+def _v993(x: object) -> bool:
     # state-meta#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v993(x: object) -> bool:
+def _v994(x: object) -> bool:
     # state-meta#/properties/public_key
     if not _m_defs._v343(x):
         return False
     return True
 
 
-def _v994(x: object) -> bool:
+def _v995(x: object) -> bool:
     # state-meta#/properties/key_id
     if not _m_defs._v3(x):
         return False
     return True
 
 
-def _v990(x: object) -> bool:
+def _v991(x: object) -> bool:
     # state-meta#
     if not (isinstance(x, dict)):
         return False
@@ -53,13 +53,13 @@ def _v990(x: object) -> bool:
         for k in ('created_at', 'format', 'key_id', 'public_key'):
             if k not in x:
                 return False
-        if 'format' in x and not _v991(x['format']):
+        if 'format' in x and not _v992(x['format']):
             return False
-        if 'created_at' in x and not _v992(x['created_at']):
+        if 'created_at' in x and not _v993(x['created_at']):
             return False
-        if 'public_key' in x and not _v993(x['public_key']):
+        if 'public_key' in x and not _v994(x['public_key']):
             return False
-        if 'key_id' in x and not _v994(x['key_id']):
+        if 'key_id' in x and not _v995(x['key_id']):
             return False
         for k in x:
             if k not in ('format', 'created_at', 'public_key', 'key_id'):
@@ -68,5 +68,5 @@ def _v990(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'state-meta': _v990,
+    'state-meta': _v991,
 }

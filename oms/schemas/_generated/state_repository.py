@@ -17,28 +17,28 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 1
 
 
-def _v996(x: object) -> bool:
+def _v997(x: object) -> bool:
     # state-repository#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v997(x: object) -> bool:
+def _v998(x: object) -> bool:
     # state-repository#/properties/repository_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v998(x: object) -> bool:
+def _v999(x: object) -> bool:
     # state-repository#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v995(x: object) -> bool:
+def _v996(x: object) -> bool:
     # state-repository#
     if not (isinstance(x, dict)):
         return False
@@ -46,11 +46,11 @@ def _v995(x: object) -> bool:
         for k in ('created_at', 'format', 'repository_root'):
             if k not in x:
                 return False
-        if 'format' in x and not _v996(x['format']):
+        if 'format' in x and not _v997(x['format']):
             return False
-        if 'repository_root' in x and not _v997(x['repository_root']):
+        if 'repository_root' in x and not _v998(x['repository_root']):
             return False
-        if 'created_at' in x and not _v998(x['created_at']):
+        if 'created_at' in x and not _v999(x['created_at']):
             return False
         for k in x:
             if k not in ('format', 'repository_root', 'created_at'):
@@ -59,5 +59,5 @@ def _v995(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'state-repository': _v995,
+    'state-repository': _v996,
 }

@@ -18,35 +18,35 @@ _C0: object = 'oms-ticket-content-v1'
 _C1: tuple[object, ...] = ('local', 'github')
 
 
-def _v1000(x: object) -> bool:
+def _v1001(x: object) -> bool:
     # ticket-content#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v1001(x: object) -> bool:
+def _v1002(x: object) -> bool:
     # ticket-content#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v1002(x: object) -> bool:
+def _v1003(x: object) -> bool:
     # ticket-content#/properties/source
     if not any(_eq(x, c) for c in _C1):
         return False
     return True
 
 
-def _v1003(x: object) -> bool:
+def _v1004(x: object) -> bool:
     # ticket-content#/properties/title
     if not _m_defs._v93(x):
         return False
     return True
 
 
-def _v1004(x: object) -> bool:
+def _v1005(x: object) -> bool:
     # ticket-content#/properties/body
     if not (isinstance(x, str)):
         return False
@@ -56,49 +56,49 @@ def _v1004(x: object) -> bool:
     return True
 
 
-def _v1006(x: object) -> bool:
+def _v1007(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/0
     if not _m_defs._v98(x):
         return False
     return True
 
 
-def _v1007(x: object) -> bool:
+def _v1008(x: object) -> bool:
     # ticket-content#/properties/repository/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1005(x: object) -> bool:
+def _v1006(x: object) -> bool:
     # ticket-content#/properties/repository
-    if not (_v1006(x) or _v1007(x)):
+    if not (_v1007(x) or _v1008(x)):
         return False
     return True
 
 
-def _v1009(x: object) -> bool:
+def _v1010(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/0
     if not _m_defs._v102(x):
         return False
     return True
 
 
-def _v1010(x: object) -> bool:
+def _v1011(x: object) -> bool:
     # ticket-content#/properties/url/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1008(x: object) -> bool:
+def _v1009(x: object) -> bool:
     # ticket-content#/properties/url
-    if not (_v1009(x) or _v1010(x)):
+    if not (_v1010(x) or _v1011(x)):
         return False
     return True
 
 
-def _v1012(x: object) -> bool:
+def _v1013(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/0
     if not (_is_integer(x)):
         return False
@@ -110,21 +110,21 @@ def _v1012(x: object) -> bool:
     return True
 
 
-def _v1013(x: object) -> bool:
+def _v1014(x: object) -> bool:
     # ticket-content#/properties/number/anyOf/1
     if not (x is None):
         return False
     return True
 
 
-def _v1011(x: object) -> bool:
+def _v1012(x: object) -> bool:
     # ticket-content#/properties/number
-    if not (_v1012(x) or _v1013(x)):
+    if not (_v1013(x) or _v1014(x)):
         return False
     return True
 
 
-def _v999(x: object) -> bool:
+def _v1000(x: object) -> bool:
     # ticket-content#
     if not (isinstance(x, dict)):
         return False
@@ -132,21 +132,21 @@ def _v999(x: object) -> bool:
         for k in ('body', 'format', 'number', 'repository', 'source', 'ticket_id', 'title', 'url'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1000(x['format']):
+        if 'format' in x and not _v1001(x['format']):
             return False
-        if 'ticket_id' in x and not _v1001(x['ticket_id']):
+        if 'ticket_id' in x and not _v1002(x['ticket_id']):
             return False
-        if 'source' in x and not _v1002(x['source']):
+        if 'source' in x and not _v1003(x['source']):
             return False
-        if 'title' in x and not _v1003(x['title']):
+        if 'title' in x and not _v1004(x['title']):
             return False
-        if 'body' in x and not _v1004(x['body']):
+        if 'body' in x and not _v1005(x['body']):
             return False
-        if 'repository' in x and not _v1005(x['repository']):
+        if 'repository' in x and not _v1006(x['repository']):
             return False
-        if 'url' in x and not _v1008(x['url']):
+        if 'url' in x and not _v1009(x['url']):
             return False
-        if 'number' in x and not _v1011(x['number']):
+        if 'number' in x and not _v1012(x['number']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'source', 'title', 'body', 'repository', 'url', 'number'):
@@ -155,5 +155,5 @@ def _v999(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'ticket-content': _v999,
+    'ticket-content': _v1000,
 }

@@ -17,63 +17,63 @@ from oms.schemas._generated import defs as _m_defs
 _C0: object = 'oms-worktree-v1'
 
 
-def _v1090(x: object) -> bool:
+def _v1091(x: object) -> bool:
     # worktree-record#/properties/format
     if not _eq(x, _C0):
         return False
     return True
 
 
-def _v1091(x: object) -> bool:
+def _v1092(x: object) -> bool:
     # worktree-record#/properties/ticket_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v1092(x: object) -> bool:
+def _v1093(x: object) -> bool:
     # worktree-record#/properties/repository_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v1093(x: object) -> bool:
+def _v1094(x: object) -> bool:
     # worktree-record#/properties/worktree_root
     if not _m_defs._v35(x):
         return False
     return True
 
 
-def _v1094(x: object) -> bool:
+def _v1095(x: object) -> bool:
     # worktree-record#/properties/branch
     if not _m_defs._v37(x):
         return False
     return True
 
 
-def _v1095(x: object) -> bool:
+def _v1096(x: object) -> bool:
     # worktree-record#/properties/base_commit
     if not _m_defs._v39(x):
         return False
     return True
 
 
-def _v1096(x: object) -> bool:
+def _v1097(x: object) -> bool:
     # worktree-record#/properties/worktree_id
     if not _m_defs._v7(x):
         return False
     return True
 
 
-def _v1097(x: object) -> bool:
+def _v1098(x: object) -> bool:
     # worktree-record#/properties/created_at
     if not _m_defs._v118(x):
         return False
     return True
 
 
-def _v1089(x: object) -> bool:
+def _v1090(x: object) -> bool:
     # worktree-record#
     if not (isinstance(x, dict)):
         return False
@@ -81,21 +81,21 @@ def _v1089(x: object) -> bool:
         for k in ('base_commit', 'branch', 'created_at', 'format', 'repository_root', 'ticket_id', 'worktree_id', 'worktree_root'):
             if k not in x:
                 return False
-        if 'format' in x and not _v1090(x['format']):
+        if 'format' in x and not _v1091(x['format']):
             return False
-        if 'ticket_id' in x and not _v1091(x['ticket_id']):
+        if 'ticket_id' in x and not _v1092(x['ticket_id']):
             return False
-        if 'repository_root' in x and not _v1092(x['repository_root']):
+        if 'repository_root' in x and not _v1093(x['repository_root']):
             return False
-        if 'worktree_root' in x and not _v1093(x['worktree_root']):
+        if 'worktree_root' in x and not _v1094(x['worktree_root']):
             return False
-        if 'branch' in x and not _v1094(x['branch']):
+        if 'branch' in x and not _v1095(x['branch']):
             return False
-        if 'base_commit' in x and not _v1095(x['base_commit']):
+        if 'base_commit' in x and not _v1096(x['base_commit']):
             return False
-        if 'worktree_id' in x and not _v1096(x['worktree_id']):
+        if 'worktree_id' in x and not _v1097(x['worktree_id']):
             return False
-        if 'created_at' in x and not _v1097(x['created_at']):
+        if 'created_at' in x and not _v1098(x['created_at']):
             return False
         for k in x:
             if k not in ('format', 'ticket_id', 'repository_root', 'worktree_root', 'branch', 'base_commit', 'worktree_id', 'created_at'):
@@ -104,5 +104,5 @@ def _v1089(x: object) -> bool:
 
 
 VALIDATORS: dict[str, Callable[[object], bool]] = {
-    'worktree-record': _v1089,
+    'worktree-record': _v1090,
 }

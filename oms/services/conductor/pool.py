@@ -32,7 +32,7 @@ from oms.store.payloads import (
     worker_payload,
 )
 
-POOL_ID = "pool"
+POOL_ID = pool_rules.POOL_ID
 LOCK_CONSUMER = "oms-pool"
 
 
@@ -175,8 +175,11 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
             worker = ws.store.records("worker").read_if_exists(dispatch_id)
             if worker is None or worker_payload(worker)["health"] not in ("healthy", "stalled"):
                 continue
+            if delivery.session(worker_payload(worker)["session_id"]) is None:  # its launch looks
+                lines.append(f"{slot}: {dispatch_id} is launching: it parks itself once launched")
+                continue
             try:
-                delivery.park(dispatch_id, f"pool scaled down: {slot} drains", until)
+                delivery.park(dispatch_id, pool_rules.drain_park(slot), until)
                 lines.append(f"{slot}: parked {dispatch_id} until {until}")
             except OmsError as exc:
                 lines.append(f"{slot}: {dispatch_id} not parked: {one_line(exc.message)}")

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oms.canonical import JsonObject, access, equal
+from oms.canonical import JsonObject, access, add_ms, equal
+from oms.domain import pool as pool_rules
 from oms.errors import AuthorityChangedError, one_line
+from oms.limits import LIMITS
 from oms.schemas.payloads import DispatchState
 from oms.services.chain.liveness import CONSUMER
+from oms.services.delivery import lifecycle
 from oms.services.delivery.launch import launch_worker
 from oms.store import Record
-from oms.store.payloads import dispatch_payload, session_payload, worker_payload
+from oms.store.payloads import dispatch_payload, pool_payload, session_payload, worker_payload
 
 if TYPE_CHECKING:
     from oms.services.delivery.context import DeliveryContext
@@ -43,10 +46,27 @@ def deliver(d: DeliveryContext, event_id: str) -> JsonObject:
         _check_binding(d, dispatch, event.payload, event_id)
         if dispatch.state == DispatchState.ACCEPTED:
             outcome = launch_worker(d, dispatch, event_id, guard=held.confirm).outcome
+            outcome = _parked_if_drained(d, dispatch, outcome)
         else:
             outcome = _recover(d, dispatch, event_id)
         receipt, _ = box.commit_receipt(event_id, d.ws.now(), outcome)
         return {"status": "processed", "outcome": receipt.result}
+
+
+def _parked_if_drained(d: DeliveryContext, dispatch: Record, outcome: JsonObject) -> JsonObject:
+    """A launch into a pool slot that a `oms pool scale --force` made drain meanwhile parks its
+    worker, as that scale parks the running ones (ADR 0016, amendment `drainlate`). Asked after
+    the launch wrote its worker healthy, as the scale reads the workers after it wrote the pool:
+    of a scale and a launch at once, whichever looks second sees the other, and parks it."""
+    if outcome.get("status") not in ("created", "reused"):
+        return outcome  # parked, refused or ended already: nothing runs
+    slot = dispatch_payload(dispatch)["worker_id"]
+    record = d.ws.store.records("pool").read_if_exists(pool_rules.POOL_ID)
+    if record is None or slot not in pool_rules.forced(pool_payload(record)):
+        return outcome
+    why = pool_rules.drain_park(slot)
+    lifecycle.park(d, dispatch.record_id, why, add_ms(d.ws.now(), LIMITS.force_park_ms))
+    return {**outcome, "status": "parked", "reason": why}
 
 
 def _check_binding(d: DeliveryContext, dispatch: Record, event: JsonObject, event_id: str) -> None:

@@ -51,7 +51,13 @@ def test_pool_invariants(start: int, sequence: list[tuple[str, int, bool, set[in
             )
             assert len(pool.names(payload, "active")) == to
             assert not set(plan.removed) & busy  # busy slots drain, never vanish
-            assert set(plan.park) == (set(plan.draining) if force else set())
+            draining = set(pool.names(payload, "draining"))
+            assert set(plan.park) == (draining & busy if force else set())
+            forced = set(
+                pool.forced(payload)
+            )  # a forced drain stays so until it leaves or comes back
+            was = {n for n, s in before.items() if s.get("forced") and s["state"] == "draining"}
+            assert forced == (draining if force else (was & draining) - set(plan.reactivated))
             assert all(before[n]["state"] == "active" for n in plan.removed + plan.draining)
             idle_active = [n for n, s in before.items() if s["state"] == "active" and n not in busy]
             if plan.draining:  # a busy slot drains only once no idle one is left to remove
@@ -87,3 +93,27 @@ def test_draining_slots_come_back_before_new_ones() -> None:
         payload, to=2, max_workers=MAX, busy={"worker-1", "worker-2"}, force=False, now=T0
     )
     assert (plan.reactivated, plan.added) == (["worker-2"], [])
+
+
+def test_a_force_parks_an_earlier_drain_and_a_scale_back_up_clears_it() -> None:
+    """`--down 1` drains worker-2 and parks nothing; `--to 1 --force` then (or again, after a
+    scale killed before its parks) parks worker-2's workers and marks it forced: a launch ending
+    in it parks itself. Made active again, it is no longer forced."""
+    busy = {"worker-1", "worker-2"}
+    payload, plan = pool.scale(
+        pool.initial(2, T0), to=1, max_workers=MAX, busy=busy, force=False, now=T0
+    )
+    assert (plan.draining, plan.park, pool.forced(payload)) == (["worker-2"], [], [])
+    seen = pool.Seen(payload, busy, MAX, T0)
+    decision = pool.decide(seen, pool.Scale(1, force=True))
+    assert decision.plan.park == ["worker-2"]
+    assert pool.forced(decision.payload) == ["worker-2"]
+    assert [type(e).__name__ for e in decision.effects] == ["Write", "Park"]
+    again = pool.decide(seen._replace(payload=decision.payload), pool.Scale(1, force=True))
+    assert [type(e).__name__ for e in again.effects] == ["Park"]  # nothing new to write
+    payload, plan = pool.scale(
+        decision.payload, to=2, max_workers=MAX, busy=busy, force=False, now=T0
+    )
+    assert plan.reactivated == ["worker-2"]
+    assert pool.forced(payload) == []
+    assert "forced" not in payload["slots"][1]
