@@ -174,7 +174,7 @@ def test_a_forced_scale_down_during_the_launch_parks_the_worker_it_started(
         [dispatch] = [d for d in ws.store.latest("dispatch").records if of_second(d)]
         worker = ws.store.records("worker").read(dispatch.record_id)
     assert [x.split(" until ")[0] for x in parked] == [
-        f"worker-2: {dispatch.record_id} is launching: it parks itself once launched"
+        f"worker-2: {dispatch.record_id} is launching: it parks once launched"
         if parks == "launch"
         else f"worker-2: parked {dispatch.record_id}"
     ], lines

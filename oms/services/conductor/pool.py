@@ -175,10 +175,11 @@ def park_draining(ws: Workspace, occupancy: Occupancy, slots: list[str]) -> list
             worker = ws.store.records("worker").read_if_exists(dispatch_id)
             if worker is None or worker_payload(worker)["health"] not in ("healthy", "stalled"):
                 continue
-            if delivery.session(worker_payload(worker)["session_id"]) is None:  # its launch looks
-                lines.append(f"{slot}: {dispatch_id} is launching: it parks itself once launched")
-                continue
             try:
+                delivery.check_host(dispatch_id)  # another host's: parked there, not here
+                if delivery.session(worker_payload(worker)["session_id"]) is None:  # it looks
+                    lines.append(f"{slot}: {dispatch_id} is launching: it parks once launched")
+                    continue
                 delivery.park(dispatch_id, pool_rules.drain_park(slot), until)
                 lines.append(f"{slot}: parked {dispatch_id} until {until}")
             except OmsError as exc:
