@@ -127,6 +127,30 @@ def drain_park(slot: str) -> str:
     return f"pool scaled down: {slot} drains"
 
 
+def drain_holds(payload: PoolPayload, slot: str, reason: str | None) -> bool:
+    """Does a forced drain hold a parked worker of `slot` (ADR 0016, amendment `drainclock`)? It
+    was parked by one (`drain_park`), or, parked for anything else (a provider's rest), its slot
+    is forced now: no clock resumes it while the slot is forced, and its role's wall-clock limit
+    gives its ticket back as a drain's, nothing counted."""
+    return reason == drain_park(slot) or slot in forced(payload)
+
+
+def drain_over(payload: PoolPayload, slot: str, reason: str | None) -> bool:
+    """Was a parked worker of `slot` parked by a forced drain that is over (its slot active again,
+    or draining no longer forced)? It is resumed at once, not at its day's end."""
+    return reason == drain_park(slot) and slot not in forced(payload)
+
+
+def not_resumed(dispatch_id: str, slot: str) -> str:
+    """What the conductor says of a worker a forced drain holds parked past its time, and what a
+    person does."""
+    return (
+        f"{dispatch_id}: not resumed: its slot {slot} drains (forced); `oms pool scale --up 1` "
+        f"makes the slot active again (its clock resumes it then), `oms worker stop {dispatch_id}` "
+        "ends it"
+    )
+
+
 def settle(
     payload: PoolPayload, *, busy: Collection[str], now: str
 ) -> tuple[PoolPayload, list[str]]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from oms.canonical import stable_id
 from oms.domain import conductor as conductor_rules
+from oms.domain import pool as pool_rules
 from oms.domain import workers
 from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
@@ -19,6 +20,7 @@ from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import OmsError, one_line
 from oms.schemas.payloads import TicketState, WorkerState
 from oms.services.chain import tickets
+from oms.services.conductor import pool, work
 from oms.services.conductor.resolve import ACTOR, own_workers
 from oms.services.delivery.service import Delivery
 from oms.store import Record
@@ -65,7 +67,10 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
             started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
             limit = configured_role(config, worker_payload(worker)["role_id"]).deadline_minutes
             if conductor_rules.past_deadline(started, limit, now):
-                _stop_at_deadline(d, worker, limit, done)
+                if _drain_holds(d, worker, dispatch):  # the drain's park: nothing counted
+                    work.end_drained(d, ticket, dispatch, done)
+                else:
+                    _stop_at_deadline(d, worker, limit, done)
                 continue
             before = worker_payload(worker)["health"]
             d.check_liveness(dispatch_id)
@@ -128,6 +133,16 @@ def waits_for_person(d: Delivery, worker: Record) -> bool:
         health="parked",
         reason=worker_payload(worker)["health_reason"],
     )
+
+
+def _drain_holds(d: Delivery, worker: Record, dispatch: Record) -> bool:
+    """Is `worker` parked, held by a forced drain (`pool_rules.drain_holds`), and not waiting for
+    a person (that one is stopped for the person, as any)?"""
+    if worker_payload(worker)["health"] != "parked" or waits_for_person(d, worker):
+        return False
+    slot = str(dispatch_payload(dispatch)["worker_id"])
+    reason = worker_payload(worker)["health_reason"]
+    return pool_rules.drain_holds(pool.current(d.ws), slot, reason)
 
 
 def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) -> None:
