@@ -22,9 +22,10 @@ workers, a slot that `Left`). `services/conductor/pool.py` and `work.fill` are i
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import NamedTuple, TypeAlias
 
+from oms.canonical import parse_ts
 from oms.errors import InvalidInputError
 from oms.schemas.payloads import PoolPayload, PoolSlotsItem
 
@@ -139,6 +140,21 @@ def drain_over(payload: PoolPayload, slot: str, reason: str | None) -> bool:
     """Was a parked worker of `slot` parked by a forced drain that is over (its slot active again,
     or draining no longer forced)? It is resumed at once, not at its day's end."""
     return reason == drain_park(slot) and slot not in forced(payload)
+
+
+def runs_past_drain(payload: PoolPayload, slot: str, parks: Iterable[tuple[str, str]]) -> bool:
+    """Does a worker running in `slot` run on past a forced drain (ADR 0016, amendment
+    `drainsweep`)? The slot is forced and no park of that drain came since the slot began to drain
+    (`parks`: when each of the worker's parked versions was written, and why). Neither the
+    scale's parks nor the launch's look parked it (another host's worker, a deliverer stopped
+    before its look): its host's tick parks it. One the drain parked and a person resumed since
+    runs on: a person's decision."""
+    found = [s for s in payload["slots"] if s["name"] == slot]
+    if not found or slot not in forced(payload):
+        return False
+    since = parse_ts(found[0]["since"])
+    why = drain_park(slot)
+    return not any(reason == why and parse_ts(at) >= since for at, reason in parks)
 
 
 def not_resumed(dispatch_id: str, slot: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oms.canonical import stable_id
+from oms.canonical import add_ms, stable_id
 from oms.domain import conductor as conductor_rules
 from oms.domain import pool as pool_rules
 from oms.domain import workers
@@ -18,7 +18,8 @@ from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
 from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import OmsError, one_line
-from oms.schemas.payloads import TicketState, WorkerState
+from oms.limits import LIMITS
+from oms.schemas.payloads import PoolPayload, TicketState, WorkerState
 from oms.services.chain import tickets
 from oms.services.conductor import pool, work
 from oms.services.conductor.resolve import ACTOR, own_workers
@@ -41,6 +42,7 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
     role's wall-clock limit, silent channels (`check_liveness`) and the heartbeat (`stalled`)."""
     now = d.ws.now()
     config = d.ws.config()
+    slots: list[PoolPayload] = []  # the pool, read once, when a pool worker runs
     for worker in own_workers(d.ws):
         dispatch_id = worker.record_id
         if worker_payload(worker)["health"] == "stopped" or worker.state not in (
@@ -72,6 +74,8 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
                 else:
                     _stop_at_deadline(d, worker, limit, done)
                 continue
+            if pooled(dispatch) and _runs_past_drain(d, worker, dispatch, slots, done):
+                continue  # parked now, as its forced drain's scale parks
             before = worker_payload(worker)["health"]
             d.check_liveness(dispatch_id)
             now_health = worker_payload(d.worker(dispatch_id))["health"]
@@ -133,6 +137,32 @@ def waits_for_person(d: Delivery, worker: Record) -> bool:
         health="parked",
         reason=worker_payload(worker)["health_reason"],
     )
+
+
+def _runs_past_drain(
+    d: Delivery, worker: Record, dispatch: Record, slots: list[PoolPayload], done: list[str]
+) -> bool:
+    """Park a worker running on in a slot a forced scale drains that neither the scale's parks
+    nor its launch's look parked (`pool_rules.runs_past_drain`); True if it was."""
+    if worker_payload(worker)["health"] not in ("healthy", "stalled"):
+        return False
+    if not slots:
+        slots.append(pool.current(d.ws))
+    slot = str(dispatch_payload(dispatch)["worker_id"])
+    if slot not in pool_rules.forced(slots[0]):
+        return False
+    parks = [
+        (v.observed_at, str(worker_payload(v)["health_reason"]))
+        for v in d.ws.store.records("worker").history(worker.record_id)
+        if worker_payload(v)["health"] == "parked"
+    ]
+    if not pool_rules.runs_past_drain(slots[0], slot, parks):
+        return False
+    why = pool_rules.drain_park(slot)
+    until = add_ms(d.ws.now(), LIMITS.force_park_ms)
+    d.park(worker.record_id, why, until)
+    done.append(f"{worker.record_id}: parked until {until} ({why}: it ran on in a forced slot)")
+    return True
 
 
 def _drain_holds(d: Delivery, worker: Record, dispatch: Record) -> bool:
