@@ -8,7 +8,10 @@
   at once; busy ones are marked `draining` — neither capacity (no new ticket) nor drained (kept
   until their work has ended); with `force` their workers are parked (never killed) as they drain,
   and the slot is marked `forced`: a launch in it that ends after the drain parks itself
-  (`drain_park`), and a later `--force` parks the workers of every draining slot again.
+  (`drain_park`), and a later `--force` parks the workers of every draining slot again. A forced
+  slot's parked workers are held (`drain_holds`: no clock resumes them), its running ones that
+  its parks missed are parked by their host's tick (`runs_past_drain`), and a drain that is over
+  resumes what it parked (`drain_over`).
 - Up: draining slots are made active again first (they never left), then new slots are added.
 - Settling (every tick): a draining slot that holds nothing any more is removed.
 - Filling (every tick, after settling): free active slots take queued tickets, never more than

@@ -1,9 +1,12 @@
 """The conductor's deadlines phase (`services/conductor/tick.py` runs it): a running pool worker's
 lease is renewed before it runs out (an attempt that lost its lease anyway is stopped: it is
 fenced), a worker past its role's `deadline_minutes` is stopped (`deadline`; one waiting for a
-person is stopped and its ticket waits too), fenced attempts and silent channels park
-(`check_liveness`), a session past its heartbeat deadline is `stalled` and healthy again once it
-beats. Decisions are `domain/conductor.py`'s.
+person is stopped and its ticket waits too; one a forced drain holds parked gives its ticket back
+as a drain's, nothing counted), a worker running on in a slot a forced scale drains, which
+neither its parks nor its launch's look parked, parks (ADR 0016, amendments `drainclock`,
+`drainsweep`), fenced attempts and silent channels park (`check_liveness`), a session past its
+heartbeat deadline is `stalled` and healthy again once it beats. Decisions are
+`domain/conductor.py`'s.
 """
 
 from __future__ import annotations
