@@ -73,3 +73,58 @@ def test_a_deliverer_killed_before_its_look_leaves_no_agent_running_in_the_force
         worker = ws.store.records("worker").read(dispatch.record_id).payload
     assert worker["health"] == "parked", (lines, worker)
     assert worker["health_reason"] == "pool scaled down: worker-2 drains", (lines, worker)
+
+
+@pytest.mark.parametrize("killed", [False, True])
+def test_a_forced_scale_between_the_session_and_the_unpark_is_not_undone(
+    deliverable: Chain, monkeypatch: pytest.MonkeyPatch, killed: bool
+) -> None:
+    """`--force` came after the launch registered its session, before its unpark: the scale
+    parked the worker (its session parked until a day from now), the launch's unpark made it
+    healthy again, and its look at the pool tried to park it until another time — refused
+    ("already parked until a different time"), no receipt, and so on every tick, the agent
+    running on (failing before: the worker healthy; on the tests' clock, standing still, the
+    look's park had the scale's operation id and wrote nothing). With the deliverer `killed`
+    before that look, the tick found the drain's park in the worker's history and took the
+    unpark for a person's resume. Now the launch leaves a worker parked whose session was parked
+    since it registered it, and its look sees it parked."""
+    from oms.services.chain import fence
+    from oms.services.delivery import once
+
+    use_worker(deliverable)
+    with deliverable.workspace() as ws:
+        tickets.add(ws, "One", "do it")
+        second = tickets.add(ws, "Two", "do it").record_id
+    said: list[str] = []
+    reason, looked = fence.reason, once._parked_if_drained
+
+    def scaled_meanwhile(ws: Any, dispatch: Any) -> Any:
+        if dispatch.payload["ticket_id"] == second and not said:  # the launch's fence step
+            with deliverable.workspace() as other:
+                _, plan, occupancy = pool.scale(other, to=1, up=0, down=0, force=True)
+                said.extend(pool.park_draining(other, occupancy, plan.park))
+            deliverable.clock.advance(1 / 60_000)  # a millisecond on: the look's park is its own
+        return reason(ws, dispatch)
+
+    def dies(d: Any, dispatch: Any, outcome: Any) -> Any:
+        if dispatch.payload["ticket_id"] == second:
+            raise _Killed
+        return looked(d, dispatch, outcome)
+
+    monkeypatch.setattr(fence, "reason", scaled_meanwhile)
+    if killed:
+        monkeypatch.setattr(once, "_parked_if_drained", dies)
+        with pytest.raises(_Killed):
+            _tick(deliverable)
+    else:
+        _tick(deliverable)
+    monkeypatch.undo()
+    assert [x.split(" dsp-")[0] for x in said] == ["worker-2: parked"], said
+    lines = _tick(deliverable)
+    with deliverable.workspace() as ws:
+        [dispatch] = [
+            d for d in ws.store.latest("dispatch").records if d.payload["ticket_id"] == second
+        ]
+        worker = ws.store.records("worker").read(dispatch.record_id).payload
+    assert worker["health"] == "parked", (lines, worker)
+    assert worker["health_reason"] == "pool scaled down: worker-2 drains", (lines, worker)
