@@ -50,16 +50,27 @@ DRAINED = "slot-drained"
 DRAINS = " drains (the pool was scaled down) before it launched"  # how a drain's cancel ends
 
 
+# how the cancel of an attempt a forced drain held parked past its role's limit ends (`drainclock`)
+DRAINS_PARKED = " drains (a forced scale-down): its worker was parked past its role's limit"
+
+
 def drained(slot: str) -> str:
     """The reason of the cancel of a dispatch whose slot drains before it launched (pure)."""
     return f"its slot {slot}{DRAINS}"
 
 
+def drained_parked(slot: str) -> str:
+    """The reason of the cancel of an attempt a forced drain held parked until its role's
+    wall-clock limit (ADR 0016, amendment `drainclock`): given back as a drain's, nothing
+    counted (pure)."""
+    return f"its slot {slot}{DRAINS_PARKED}"
+
+
 def is_drained(reason: str) -> bool:
-    """Was a dispatch cancelled because its slot drained (`drained`)? A tick that gives a ticket
-    back, killed after the cancel and before the ticket's write, left that cancel alone: the next
-    tick ends the attempt as a drain's, nothing counted (attack `drainkill`)."""
-    return reason.startswith("its slot ") and reason.endswith(DRAINS)
+    """Was a dispatch cancelled because its slot drained (`drained`, `drained_parked`)? A tick that
+    gives a ticket back, killed after the cancel and before the ticket's write, left that cancel
+    alone: the next tick ends the attempt as a drain's, nothing counted (attack `drainkill`)."""
+    return reason.startswith("its slot ") and reason.endswith((DRAINS, DRAINS_PARKED))
 
 
 NEEDS_PERSON = "needs a person: "  # how the reason of a ticket waiting for a person's fix begins

@@ -148,6 +148,7 @@ class State(NamedTuple):
     now: str = ""
     typed: str = ""  # the keys a resume typed
     pgid: int = 0  # stop: the registered process group of a pane tmux no longer shows
+    early: bool = False  # resume: due now, whatever its parked time (the park's cause is over)
     over: bool = False
 
 
@@ -397,14 +398,17 @@ def start_park(
     return state, [Run(Step.SESSION)]
 
 
-def start_resume(dispatch_id: str) -> tuple[State, list[Effect]]:
-    """`oms worker resume`: the fence first (a refusal writes nothing)."""
-    return State(Op.RESUME, dispatch_id, Step.FENCE), [Run(Step.FENCE)]
+def start_resume(dispatch_id: str, *, early: bool = False) -> tuple[State, list[Effect]]:
+    """`oms worker resume`: the fence first (a refusal writes nothing). `early`: the conductor's
+    resume of a worker whose park's cause is over before its time (a forced drain's slot made
+    active again: ADR 0016, amendment `drainclock`), due now."""
+    return State(Op.RESUME, dispatch_id, Step.FENCE, early=early), [Run(Step.FENCE)]
 
 
-def start_relaunch(dispatch_id: str) -> tuple[State, list[Effect]]:
-    """The native relaunch, under the deliverer's lock, on records read again."""
-    return State(Op.RELAUNCH, dispatch_id, Step.FENCE), [Run(Step.FENCE)]
+def start_relaunch(dispatch_id: str, *, early: bool = False) -> tuple[State, list[Effect]]:
+    """The native relaunch, under the deliverer's lock, on records read again (`early`: as the
+    resume's)."""
+    return State(Op.RELAUNCH, dispatch_id, Step.FENCE, early=early), [Run(Step.FENCE)]
 
 
 def start_stop(
@@ -621,7 +625,7 @@ def _resume_pane(state: State, event: PaneSeen) -> list[Effect]:
             pane_live=event.live,
             pane_end=event.end,
             parked_until=session.get("parked_until"),
-            now=event.now,
+            now=_due_at(state, session.get("parked_until"), event.now),
         )
         if way is ResumeWay.NATIVE:
             resume_ref(state)
@@ -630,6 +634,14 @@ def _resume_pane(state: State, event: PaneSeen) -> list[Effect]:
     if state.op is Op.RELAUNCH:
         return [Run(Step.PREPARE)]
     return [Run(Step.RELAUNCH if way is ResumeWay.NATIVE else Step.CONTACT)]
+
+
+def _due_at(state: State, parked_until: object, now: str) -> str:
+    """The time a resume is judged at: now, or — an `early` one — its parked time once it is
+    later (the park's cause is over)."""
+    if not state.early or not isinstance(parked_until, str):
+        return now
+    return max(now, parked_until, key=lambda t: parse_ts(t, "parked-until"))
 
 
 def resume_ref(state: State) -> str:

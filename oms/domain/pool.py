@@ -8,7 +8,10 @@
   at once; busy ones are marked `draining` — neither capacity (no new ticket) nor drained (kept
   until their work has ended); with `force` their workers are parked (never killed) as they drain,
   and the slot is marked `forced`: a launch in it that ends after the drain parks itself
-  (`drain_park`), and a later `--force` parks the workers of every draining slot again.
+  (`drain_park`), and a later `--force` parks the workers of every draining slot again. A forced
+  slot's parked workers are held (`drain_holds`: no clock resumes them), its running ones that
+  its parks missed are parked by their host's tick (`runs_past_drain`), and a drain that is over
+  resumes what it parked (`drain_over`).
 - Up: draining slots are made active again first (they never left), then new slots are added.
 - Settling (every tick): a draining slot that holds nothing any more is removed.
 - Filling (every tick, after settling): free active slots take queued tickets, never more than
@@ -22,9 +25,10 @@ workers, a slot that `Left`). `services/conductor/pool.py` and `work.fill` are i
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import NamedTuple, TypeAlias
 
+from oms.canonical import parse_ts
 from oms.errors import InvalidInputError
 from oms.schemas.payloads import PoolPayload, PoolSlotsItem
 
@@ -125,6 +129,45 @@ def shown_state(slot: PoolSlotsItem) -> str:
 def drain_park(slot: str) -> str:
     """Why a forced drain parks a worker of `slot` (it is parked for `LIMITS.force_park_ms`)."""
     return f"pool scaled down: {slot} drains"
+
+
+def drain_holds(payload: PoolPayload, slot: str, reason: str | None) -> bool:
+    """Does a forced drain hold a parked worker of `slot` (ADR 0016, amendment `drainclock`)? It
+    was parked by one (`drain_park`), or, parked for anything else (a provider's rest), its slot
+    is forced now: no clock resumes it while the slot is forced, and its role's wall-clock limit
+    gives its ticket back as a drain's, nothing counted."""
+    return reason == drain_park(slot) or slot in forced(payload)
+
+
+def drain_over(payload: PoolPayload, slot: str, reason: str | None) -> bool:
+    """Was a parked worker of `slot` parked by a forced drain that is over (its slot active again,
+    or draining no longer forced)? It is resumed at once, not at its day's end."""
+    return reason == drain_park(slot) and slot not in forced(payload)
+
+
+def runs_past_drain(payload: PoolPayload, slot: str, parks: Iterable[tuple[str, str]]) -> bool:
+    """Does a worker running in `slot` run on past a forced drain (ADR 0016, amendment
+    `drainsweep`)? The slot is forced and no park of that drain came since the slot began to drain
+    (`parks`: when each of the worker's parked versions was written, and why). Neither the
+    scale's parks nor the launch's look parked it (another host's worker, a deliverer stopped
+    before its look): its host's tick parks it. One the drain parked and a person resumed since
+    runs on: a person's decision."""
+    found = [s for s in payload["slots"] if s["name"] == slot]
+    if not found or slot not in forced(payload):
+        return False
+    since = parse_ts(found[0]["since"])
+    why = drain_park(slot)
+    return not any(reason == why and parse_ts(at) >= since for at, reason in parks)
+
+
+def not_resumed(dispatch_id: str, slot: str) -> str:
+    """What the conductor says of a worker a forced drain holds parked past its time, and what a
+    person does."""
+    return (
+        f"{dispatch_id}: not resumed: its slot {slot} drains (forced); `oms pool scale --up 1` "
+        f"makes the slot active again (its clock resumes it then), `oms worker stop {dispatch_id}` "
+        "ends it"
+    )
 
 
 def settle(

@@ -1,24 +1,30 @@
 """The conductor's deadlines phase (`services/conductor/tick.py` runs it): a running pool worker's
 lease is renewed before it runs out (an attempt that lost its lease anyway is stopped: it is
 fenced), a worker past its role's `deadline_minutes` is stopped (`deadline`; one waiting for a
-person is stopped and its ticket waits too), fenced attempts and silent channels park
-(`check_liveness`), a session past its heartbeat deadline is `stalled` and healthy again once it
-beats. Decisions are `domain/conductor.py`'s.
+person is stopped and its ticket waits too; one a forced drain holds parked gives its ticket back
+as a drain's, nothing counted), a worker running on in a slot a forced scale drains, which
+neither its parks nor its launch's look parked, parks (ADR 0016, amendments `drainclock`,
+`drainsweep`), fenced attempts and silent channels park (`check_liveness`), a session past its
+heartbeat deadline is `stalled` and healthy again once it beats. Decisions are
+`domain/conductor.py`'s.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from oms.canonical import stable_id
+from oms.canonical import add_ms, stable_id
 from oms.domain import conductor as conductor_rules
+from oms.domain import pool as pool_rules
 from oms.domain import workers
 from oms.domain.config import role as configured_role
 from oms.domain.machine import Next
 from oms.domain.pool import PREFIX as POOL_PREFIX
 from oms.errors import OmsError, one_line
-from oms.schemas.payloads import TicketState, WorkerState
+from oms.limits import LIMITS
+from oms.schemas.payloads import PoolPayload, TicketState, WorkerState
 from oms.services.chain import tickets
+from oms.services.conductor import pool, work
 from oms.services.conductor.resolve import ACTOR, own_workers
 from oms.services.delivery.service import Delivery
 from oms.store import Record
@@ -39,6 +45,7 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
     role's wall-clock limit, silent channels (`check_liveness`) and the heartbeat (`stalled`)."""
     now = d.ws.now()
     config = d.ws.config()
+    slots: list[PoolPayload] = []  # the pool, read once, when a pool worker runs
     for worker in own_workers(d.ws):
         dispatch_id = worker.record_id
         if worker_payload(worker)["health"] == "stopped" or worker.state not in (
@@ -65,8 +72,13 @@ def deadlines(d: Delivery, done: list[str], skipped: list[str]) -> None:
             started = d.ws.store.records("session").read_version(session.record_id, 0).observed_at
             limit = configured_role(config, worker_payload(worker)["role_id"]).deadline_minutes
             if conductor_rules.past_deadline(started, limit, now):
-                _stop_at_deadline(d, worker, limit, done)
+                if _drain_holds(d, worker, dispatch):  # the drain's park: nothing counted
+                    work.end_drained(d, ticket, dispatch, done)
+                else:
+                    _stop_at_deadline(d, worker, limit, done)
                 continue
+            if pooled(dispatch) and _runs_past_drain(d, worker, dispatch, slots, done):
+                continue  # parked now, as its forced drain's scale parks
             before = worker_payload(worker)["health"]
             d.check_liveness(dispatch_id)
             now_health = worker_payload(d.worker(dispatch_id))["health"]
@@ -128,6 +140,42 @@ def waits_for_person(d: Delivery, worker: Record) -> bool:
         health="parked",
         reason=worker_payload(worker)["health_reason"],
     )
+
+
+def _runs_past_drain(
+    d: Delivery, worker: Record, dispatch: Record, slots: list[PoolPayload], done: list[str]
+) -> bool:
+    """Park a worker running on in a slot a forced scale drains that neither the scale's parks
+    nor its launch's look parked (`pool_rules.runs_past_drain`); True if it was."""
+    if worker_payload(worker)["health"] not in ("healthy", "stalled"):
+        return False
+    if not slots:
+        slots.append(pool.current(d.ws))
+    slot = str(dispatch_payload(dispatch)["worker_id"])
+    if slot not in pool_rules.forced(slots[0]):
+        return False
+    parks = [
+        (v.observed_at, str(worker_payload(v)["health_reason"]))
+        for v in d.ws.store.records("worker").history(worker.record_id)
+        if worker_payload(v)["health"] == "parked"
+    ]
+    if not pool_rules.runs_past_drain(slots[0], slot, parks):
+        return False
+    why = pool_rules.drain_park(slot)
+    until = add_ms(d.ws.now(), LIMITS.force_park_ms)
+    d.park(worker.record_id, why, until)
+    done.append(f"{worker.record_id}: parked until {until} ({why}: it ran on in a forced slot)")
+    return True
+
+
+def _drain_holds(d: Delivery, worker: Record, dispatch: Record) -> bool:
+    """Is `worker` parked, held by a forced drain (`pool_rules.drain_holds`), and not waiting for
+    a person (that one is stopped for the person, as any)?"""
+    if worker_payload(worker)["health"] != "parked" or waits_for_person(d, worker):
+        return False
+    slot = str(dispatch_payload(dispatch)["worker_id"])
+    reason = worker_payload(worker)["health_reason"]
+    return pool_rules.drain_holds(pool.current(d.ws), slot, reason)
 
 
 def _stop_at_deadline(d: Delivery, worker: Record, limit: int, done: list[str]) -> None:

@@ -14,11 +14,13 @@ holds this list, those two and the `run` calls of `_phases` to `PHASES`
 2. expire — tickets whose lease ran out go back to `open` (attempt + 1);
 3. deadlines — leases renewed under running pool workers, fenced attempts and silent channels park,
    a session past its heartbeat deadline is `stalled`, a worker past its role's wall-clock limit is
-   stopped (`deadline`) (`deadlines.py`);
+   stopped (`deadline`; one a forced drain holds parked gives its ticket back, nothing counted), a
+   worker running on in a forced slot parks (`deadlines.py`);
 4. providers — the model proxy kept running while workers need it, every quota probe read once,
    running workers of a provider that ran out parked until its reset, and those over their token
    budget (`quota.phase`, ADR 0019);
-5. resume — workers parked until a time that has come (`work.resume_due`);
+5. resume — workers parked until a time that has come, none of a forced slot; those a forced drain
+   that is over parked, at once (`work.resume_due`);
 6. deliver — accepted dispatches whose delivery event has no receipt (`oms worker deliver`'s own
    path), and a launched attempt's event a killed deliverer left without one (closed: `recovered`);
 7. resolve — results decide their tickets; workers that ended without one are failed attempts

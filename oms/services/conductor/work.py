@@ -36,22 +36,33 @@ from oms.store.payloads import (
 
 def resume_due(d: Delivery, done: list[str], skipped: list[str]) -> None:
     """Resume each worker parked until a time that has come (not one parked `no_result`, nor one
-    whose result was recorded while it was parked: its attempt is over, `resolve` ends it)."""
+    whose result was recorded while it was parked: its attempt is over, `resolve` ends it). A
+    worker of a slot a forced scale drains is held (no clock resumes it: said, with what a person
+    does); one a forced drain parked is resumed at once when that drain is over (its slot active
+    again), not at its day's end (ADR 0016, amendment `drainclock`)."""
     now = d.ws.now()
+    slots: PoolPayload | None = None  # read once, and only when a worker is parked
     for worker in own_workers(d.ws):
         if worker_payload(worker)["health"] != "parked" or worker.state in fence.RESULT_RECORDED:
             continue
         try:
             session = d.session(worker_payload(worker)["session_id"])
+            until = None if session is None else session_payload(session)["parked_until"]
+            reason = worker_payload(worker)["health_reason"]
+            slots = pool.current(d.ws) if slots is None else slots
+            slot = str(dispatch_payload(d.dispatch(worker.record_id))["worker_id"])
+            over = until is not None and pool_rules.drain_over(slots, slot, reason)
             due = conductor_rules.due_resume(
                 session_state=None if session is None else session.state,
-                parked_until=None if session is None else session_payload(session)["parked_until"],
+                parked_until=until,
                 health="parked",
-                reason=worker_payload(worker)["health_reason"],
-                now=now,
+                reason=reason,
+                now=until if over and until is not None else now,
             )
-            if due:
-                view = d.resume(worker.record_id)
+            if due and slot in pool_rules.forced(slots):
+                skipped.append(pool_rules.not_resumed(worker.record_id, slot))
+            elif due:
+                view = d.resume(worker.record_id, early=over)
                 done.append(f"{worker.record_id}: resumed ({view.get('resumed')})")
         except OmsError as exc:
             skipped.append(f"{worker.record_id}: {one_line(exc.message)}")
@@ -595,6 +606,15 @@ def _launch_refused(d: Delivery, dispatch: Record) -> tuple[str, bool] | None:
         return None
     why = one_line(str(receipt.result.get("reason") or "the launch was refused"), 400)
     return why, receipt.result.get("waits_for_person") is True
+
+
+def end_drained(d: Delivery, ticket: Record, dispatch: Record, done: list[str]) -> None:
+    """An attempt a forced drain held parked until its role's wall-clock limit (`deadlines`):
+    its dispatch cancelled as a drain's, its worker ended, its ticket open for the next free
+    slot, nothing counted (ADR 0016, amendment `drainclock`)."""
+    why = conductor_rules.drained_parked(str(dispatch_payload(dispatch)["worker_id"]))
+    cancelled = dispatches.cancel(d.ws, dispatch.record_id, why)
+    _end_cancelled(d, ticket, cancelled, done, status=conductor_rules.DRAINED, said=why)
 
 
 def _end_cancelled(

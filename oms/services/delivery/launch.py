@@ -172,7 +172,15 @@ class _Launch:
             return machine.FenceSeen(fence.reason(d.ws, dispatch))
         elif step is machine.Step.UNPARK:
             op = stable_id("wkr-pre-res", dispatch.record_id, self.event_id)
-            d.move_worker(dispatch.record_id, _unpark, op=op)
+            session_id = dispatch_payload(dispatch)["session_id"]
+
+            def unpark(worker: Record, now: str) -> Next[WorkerPayload] | None:
+                session = d.session(session_id)  # asked on the worker's latest version
+                if session is not None and session.state == SessionState.PARKED:
+                    return None  # parked since this launch registered it: a forced drain's park
+                return _unpark(worker, now)
+
+            d.move_worker(dispatch.record_id, unpark, op=op)
             # else `working` waits for hooks and bridge
             liveness.promote(d.ws, dispatch.record_id, dispatch_payload(dispatch)["session_id"])
         return machine.Done(step)

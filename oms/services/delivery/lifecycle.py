@@ -74,13 +74,15 @@ def park(
     )
 
 
-def resume(d: DeliveryContext, dispatch_id: str) -> JsonObject:
+def resume(d: DeliveryContext, dispatch_id: str, *, early: bool = False) -> JsonObject:
     """Resume a parked worker when it is due and its pane is live (or launch it if it never
     started). Under the dispatch's typing lock, as a message is typed, and asked before each key:
     two resumes at once each read the session parked and typed a nudge; the second is refused in
-    one line now, and one after the first reads its session running (ADR 0045 `resumeonce`)."""
+    one line now, and one after the first reads its session running (ADR 0045 `resumeonce`).
+    `early`: due now, its park's cause over (`machine.start_resume`)."""
     with typing_lock(d, dispatch_id, "nothing resumed") as held:
-        return _Request(d, dispatch_id, held.confirm).run(*machine.start_resume(dispatch_id))
+        started = machine.start_resume(dispatch_id, early=early)
+        return _Request(d, dispatch_id, held.confirm).run(*started)
 
 
 def stop(
@@ -180,7 +182,7 @@ class _Request:
         if step is machine.Step.LAUNCH:
             return _launch_unstarted(d, dispatch)
         if step is machine.Step.RELAUNCH:
-            return machine.Relaunched(native_resume.relaunch(d, dispatch_id))
+            return machine.Relaunched(native_resume.relaunch(d, dispatch_id, early=state.early))
         if step is machine.Step.CONTACT:
             return self.contact()
         if step is machine.Step.HALT:

@@ -119,14 +119,15 @@ def _got(value: _T | None, at: object) -> _T:
     return value
 
 
-def relaunch(d: DeliveryContext, dispatch_id: str) -> bool:
+def relaunch(d: DeliveryContext, dispatch_id: str, *, early: bool = False) -> bool:
     """Relaunch the worker's agent on its native session; False when its pane was live again already
-    (another resume relaunched it, or another launcher made the pane: it types into it)."""
+    (another resume relaunched it, or another launcher made the pane: it types into it). `early`:
+    as its resume's (`machine.start_resume`)."""
     event_id = dispatch_payload(d.dispatch(dispatch_id)).get("delivery_event_id")
     if not isinstance(event_id, str):
         raise InvalidInputError("dispatch has no delivery event")
     with d.ws.store.outbox(CONSUMER).lock(event_id) as held:  # every launch's (deliver's own)
-        run = _Relaunch(d, d.dispatch(dispatch_id), held.confirm)
+        run = _Relaunch(d, d.dispatch(dispatch_id), held.confirm, early)
         answer = run.run()
     if answer.promote:
         liveness.promote(d.ws, dispatch_id, dispatch_payload(run.dispatch)["session_id"])
@@ -137,9 +138,14 @@ class _Relaunch:
     """One relaunch's IO: each step the machine asks for, each effect it decides."""
 
     def __init__(
-        self, d: DeliveryContext, dispatch: Record, guard: Callable[[], None] | None = None
+        self,
+        d: DeliveryContext,
+        dispatch: Record,
+        guard: Callable[[], None] | None = None,
+        early: bool = False,
     ) -> None:
         self.d, self.dispatch, self.dispatch_id = d, dispatch, dispatch.record_id
+        self.early = early
         self.guard = guard  # the launch lock still held, before each key of the instruction
         self.session: Record | None = None
         self.plan: LaunchPlan | None = None
@@ -149,7 +155,7 @@ class _Relaunch:
 
     def run(self) -> machine.Answer:
         """Run the machine until its terminal effect."""
-        state, effects = machine.start_relaunch(self.dispatch_id)
+        state, effects = machine.start_relaunch(self.dispatch_id, early=self.early)
         while True:
             event: machine.Event | None = None
             for effect in effects:

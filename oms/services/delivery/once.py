@@ -65,6 +65,9 @@ def _parked_if_drained(d: DeliveryContext, dispatch: Record, outcome: JsonObject
     if record is None or slot not in pool_rules.forced(pool_payload(record)):
         return outcome
     why = pool_rules.drain_park(slot)
+    worker = worker_payload(d.worker(dispatch.record_id))
+    if worker["health"] == "parked":  # the scale parked it once its session was registered
+        return {**outcome, "status": "parked", "reason": worker["health_reason"] or why}
     lifecycle.park(d, dispatch.record_id, why, add_ms(d.ws.now(), LIMITS.force_park_ms))
     return {**outcome, "status": "parked", "reason": why}
 

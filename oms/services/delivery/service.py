@@ -45,10 +45,10 @@ class Delivery(DeliveryContext):
         self.check_host(dispatch_id)
         return lifecycle.park(self, dispatch_id, reason, until, person=person, ending=ending)
 
-    def resume(self, dispatch_id: str) -> JsonObject:
+    def resume(self, dispatch_id: str, *, early: bool = False) -> JsonObject:
         """`lifecycle.resume`."""
         self.check_host(dispatch_id)
-        return lifecycle.resume(self, dispatch_id)
+        return lifecycle.resume(self, dispatch_id, early=early)
 
     def stop(
         self,

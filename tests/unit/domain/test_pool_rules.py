@@ -117,3 +117,28 @@ def test_a_force_parks_an_earlier_drain_and_a_scale_back_up_clears_it() -> None:
     assert plan.reactivated == ["worker-2"]
     assert pool.forced(payload) == []
     assert "forced" not in payload["slots"][1]
+
+
+def test_a_forced_drain_parks_a_running_worker_once_and_holds_what_it_parked() -> None:
+    """`runs_past_drain`: a worker of a forced slot not parked by that drain is parked by its
+    host's tick; one that drain parked, then a person resumed, runs on (a person's decision); a
+    park of an earlier drain of the slot (active again since) does not count. `drain_holds` and
+    `drain_over`: the drain's park holds while the slot is forced, and is over once it is not."""
+    busy = {"worker-1", "worker-2"}
+    start, _ = pool.scale(
+        pool.initial(2, T0), to=2, max_workers=MAX, busy=busy, force=False, now=T0
+    )
+    later = "2026-12-01T01:00:00.000Z"
+    payload, _ = pool.scale(start, to=1, max_workers=MAX, busy=busy, force=True, now=later)
+    why = pool.drain_park("worker-2")
+    assert pool.runs_past_drain(payload, "worker-2", [])
+    assert not pool.runs_past_drain(payload, "worker-2", [(later, why)])  # then resumed by a person
+    assert pool.runs_past_drain(payload, "worker-2", [(T0, why)])  # an earlier drain's park
+    assert pool.runs_past_drain(payload, "worker-2", [(later, "quota: p rests")])
+    assert not pool.runs_past_drain(payload, "worker-1", [])  # active
+    assert pool.drain_holds(payload, "worker-2", "quota: p rests")
+    assert not pool.drain_over(payload, "worker-2", why)
+    again, _ = pool.scale(payload, to=2, max_workers=MAX, busy=busy, force=False, now=later)
+    assert pool.drain_over(again, "worker-2", why)
+    assert not pool.drain_holds(again, "worker-2", "quota: p rests")
+    assert not pool.runs_past_drain(again, "worker-2", [])
