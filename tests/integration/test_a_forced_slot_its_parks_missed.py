@@ -56,7 +56,7 @@ def test_a_deliverer_killed_before_its_look_leaves_no_agent_running_in_the_force
         _tick(deliverable)
     monkeypatch.undo()
     assert [x.split(": ", 1)[1].split(" ", 1)[1] for x in said] == [
-        "is launching: it parks itself once launched"
+        "is launching: it parks once launched"
     ], said
     with deliverable.workspace() as ws:
         [dispatch] = [
