@@ -22,6 +22,14 @@ class _Killed(BaseException):
     """The deliverer dies here (nothing after it runs)."""
 
 
+def _two_tickets(deliverable: Chain) -> str:
+    """Two tickets for the test worker, as a pool of two takes them; the second's id."""
+    use_worker(deliverable)
+    with deliverable.workspace() as ws:
+        tickets.add(ws, "One", "do it")
+        return tickets.add(ws, "Two", "do it").record_id
+
+
 def test_a_deliverer_killed_before_its_look_leaves_no_agent_running_in_the_forced_slot(
     deliverable: Chain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -31,10 +39,7 @@ def test_a_deliverer_killed_before_its_look_leaves_no_agent_running_in_the_force
     in the forced slot (failing before: the worker healthy). Now the tick parks it."""
     from oms.services.delivery import once, registration
 
-    use_worker(deliverable)
-    with deliverable.workspace() as ws:
-        tickets.add(ws, "One", "do it")
-        second = tickets.add(ws, "Two", "do it").record_id
+    second = _two_tickets(deliverable)
     said: list[str] = []
     register, looked = registration.register_session, once._parked_if_drained
 
@@ -91,10 +96,7 @@ def test_a_forced_scale_between_the_session_and_the_unpark_is_not_undone(
     from oms.services.chain import fence
     from oms.services.delivery import once
 
-    use_worker(deliverable)
-    with deliverable.workspace() as ws:
-        tickets.add(ws, "One", "do it")
-        second = tickets.add(ws, "Two", "do it").record_id
+    second = _two_tickets(deliverable)
     said: list[str] = []
     reason, looked = fence.reason, once._parked_if_drained
 

@@ -7,17 +7,11 @@ from __future__ import annotations
 
 from oms.services.chain import tickets
 from oms.services.conductor import pool
-from oms.services.workspace import Workspace
 from tests.chain import Chain, use_worker
 from tests.etcd_cluster import Cluster
+from tests.integration.etcd.test_an_approval_outlasts_a_rest_etcd import _open
 from tests.integration.etcd.test_commands_cli import _use_etcd
 from tests.integration.etcd.test_tick_etcd import _second_host, _tick
-
-
-def _open(chain: Chain, host: str) -> Workspace:
-    ws = Workspace.open(str(chain.state), str(chain.repo), etcd=True)
-    ws.host_name = host
-    return ws
 
 
 def test_a_forced_scale_on_host_a_parks_host_bs_worker_on_host_bs_tick(
