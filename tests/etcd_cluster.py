@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import shutil
 import signal
 import socket
@@ -294,3 +295,30 @@ def settings_of(home: Path) -> Iterator[None]:
             del os.environ["XDG_CONFIG_HOME"]
         else:
             os.environ["XDG_CONFIG_HOME"] = before
+
+
+def locks_let_go(client: Etcd, prefix: str, *, timeout: float = 90.0) -> None:
+    """Assert that no lock is left under `prefix`. A lock whose holder process still runs is
+    waited for: a worker's result recorder lets its end lock go just after its write, so the
+    dispatch reads `resolved` a moment before. One whose holder is gone (or is this process,
+    whose calls have returned) fails at once, before its lease could lapse and hide it."""
+
+    def holders_done() -> bool:
+        held = client.range_prefix(f"{prefix}locks/")
+        return not any(_runs(kv.value.decode("ascii", "replace")) for kv in held)
+
+    eventually(holders_done, timeout=timeout, what="each lock's holder let it go or ended")
+    left = [kv.key for kv in client.range_prefix(f"{prefix}locks/")]
+    assert left == [], left
+
+
+def _runs(holder: str) -> bool:
+    """Does the process a lock's holder names (`host H pid N`) still run, other than this one?"""
+    found = re.search(r"\bpid ([0-9]+)$", holder)
+    if found is None or int(found.group(1)) == os.getpid():
+        return False
+    try:
+        stat = Path(f"/proc/{found.group(1)}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"

@@ -26,7 +26,7 @@ from oms.services.proxy import tokens as proxy_tokens
 from oms.services.workspace import SYSTEM_ACTOR, Workspace
 from oms.store.payloads import as_json, dispatch_payload
 from tests.chain import Chain, accepted, use_demo_worker, use_worker, wait_for
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, locks_let_go
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd.test_commands_cli import _use_etcd
 
@@ -119,11 +119,7 @@ def test_a_command_worker_is_delivered_started_and_its_result_recorded_in_the_cl
     )
     receipt = client.get(f"{etcd_prefix}outbox/{CONSUMER}/{event_id}.receipt.json")
     assert receipt is not None
-    eventually(  # the result's recorder lets its lock go after its write: a moment later
-        lambda: list(client.range_prefix(f"{etcd_prefix}locks/")) == [],
-        timeout=TIMEOUT,
-        what="every lock let go",
-    )
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     again = _deliver(oms, on_etcd, event_id)  # the receipt is replayed: nothing launched
     assert again.returncode == 0, again.stderr
@@ -159,11 +155,7 @@ def test_two_deliverers_of_one_event_start_one_agent(
     wait_for(out, timeout=TIMEOUT)
     assert len(out._found()) == 1  # one agent started
     assert _state(on_etcd, "worker", dispatch_id) in ("idle", "working")
-    eventually(
-        lambda: list(client.range_prefix(f"{etcd_prefix}locks/")) == [],
-        timeout=TIMEOUT,
-        what="both deliverers let the lock go",
-    )
+    locks_let_go(client, etcd_prefix)  # both deliverers
 
 
 _STALE = r"""
@@ -441,7 +433,7 @@ def test_oms_worker_stop_ends_a_running_worker_on_the_cluster(
         session = ws.store.records("session").read(session_id)
     assert worker.payload["health"] == "stopped"
     assert session.state == "stopped"
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     again = oms.run("worker", "stop", dispatch_id, "--json", *where)
     assert again.returncode == 0, again.stdout + again.stderr

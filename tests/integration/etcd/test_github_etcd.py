@@ -24,7 +24,7 @@ from oms.services.chain import dispatches, tickets, worktrees
 from oms.services.finishing import publish
 from oms.services.finishing.finish import FINISHING
 from tests.chain import WorkerOut, use_worker, wait_for
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, locks_let_go
 from tests.github_standin import GitHubStandIn
 from tests.helpers import OmsCommand, eventually, git
 from tests.integration.etcd import test_deliver_etcd as delivered
@@ -139,7 +139,7 @@ def test_result_publish_and_sync_run_on_the_clusters_host_and_the_result_merges(
         ticket_id = str(ws.store.records("dispatch").read(dispatch_id).payload["ticket_id"])
         assert ws.store.records("ticket").read(ticket_id).state == "done"
     assert len(github.pulls[REPO]) == 1
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     assert not (on_etcd.state / "records" / "authorization").exists()
     _clean(oms, on_etcd)
@@ -203,7 +203,7 @@ def test_a_publish_whose_lease_lapses_records_nothing_and_the_next_finds_its_pul
     assert len(github.pulls[REPO]) == 1
     assert [e["payload"]["pull_request"] for e in _published(client, etcd_prefix)] == [1]
     assert _branch(bare, done.branch) == done.commit
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _clean(oms, on_etcd)
 
 
@@ -339,6 +339,6 @@ def test_a_live_revoke_on_one_host_fences_anothers_workers_and_its_tick_launches
     assert "live authorisation" in str(second.payload["health_reason"]), second.payload
     assert WorkerOut(on_etcd.state).exists()  # one agent's output: no second agent started
     _json(oms.run("worker", "stop", running, "--json", *where, env=a))
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     _clean(oms, on_etcd)

@@ -30,7 +30,7 @@ from oms.services.chain.end_lock import END_LOCKS, end_lock
 from oms.services.workspace import Workspace
 from oms.store.outbox import ProcessingLock
 from tests.chain import Chain, use_demo_worker
-from tests.etcd_cluster import pin_cluster, settings_of
+from tests.etcd_cluster import locks_let_go, pin_cluster, settings_of
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import TIMEOUT, EtcdChain, _no_record_files
@@ -145,7 +145,7 @@ def test_a_role_that_needs_a_person_waits_for_the_approval_of_a_person_on_any_ho
         assert approved.returncode == 0, approved.stdout + approved.stderr
         view = json.loads(approved.stdout)
         assert client.get(f"{etcd_prefix}evidence/{view['evidence']}.json") is not None
-        assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+        locks_let_go(client, etcd_prefix)
         with settings_of(homes["host-a"]):
             lines = _tick(chain, "host-a")
         assert any(f"{dispatch_id} delivered" in x for x in lines), lines
@@ -174,7 +174,7 @@ def test_a_role_that_needs_a_person_waits_for_the_approval_of_a_person_on_any_ho
             said = _refused(again, "illegal-transition")
             assert said["message"] == "dispatch cannot approve from state resolved", said
         assert approvals() == before
-        assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+        locks_let_go(client, etcd_prefix)
         _no_record_files(chain)
         for host, at in (("host-a", chain), ("host-b", other)):
             for command in (("store", "verify"), ("audit", "verify")):
@@ -241,7 +241,7 @@ def test_an_approval_whose_lease_lapses_writes_nothing_and_another_repositorys_i
     )
     assert rejected.returncode == 0, rejected.stdout + rejected.stderr
     assert json.loads(rejected.stdout)["dispatch"]["state"] == "rejected", rejected.stdout
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
 
 
 @pytest.mark.cli
@@ -297,7 +297,7 @@ def test_a_providers_rest_is_seen_by_every_hosts_routing_and_the_pool_scales_on_
         pool = json.loads(oms.run("pool", "show", "--json", *_where(chain), env=a).stdout)
         active = [s["name"] for s in pool["pool"]["slots"] if s["state"] == "active"]
         assert len(active) == 1, pool
-        assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+        locks_let_go(client, etcd_prefix)
         for where in (chain, other):
             assert not (where.state / "records").exists() or not any(
                 (where.state / "records").iterdir()

@@ -30,7 +30,7 @@ from tests.e2e.test_real_agents import (
     use_claude,
     use_codex_goal,
 )
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, locks_let_go
 from tests.integration.etcd.test_commands_cli import _use_etcd
 from tests.integration.etcd.test_deliver_etcd import EtcdChain, _no_record_files
 from tests.model_mock import Call, ModelMock, Say, Script
@@ -69,7 +69,7 @@ def _work_a_ticket_on_the_cluster(
     _no_record_files(chain)
     client = Etcd(cluster.endpoints)
     try:
-        assert list(client.range_prefix(f"{prefix}locks/")) == []
+        locks_let_go(client, prefix)
         assert client.get(f"{prefix}latest/dispatch/{dispatch_id}") is not None
     finally:
         client.close()

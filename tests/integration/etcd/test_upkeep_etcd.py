@@ -25,6 +25,7 @@ from oms.services.admin import compaction_keys
 from oms.services.chain import worktrees
 from oms.services.conductor import tick as conductor
 from oms.store import compaction
+from tests.etcd_cluster import locks_let_go
 from tests.helpers import OmsCommand
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
@@ -225,7 +226,7 @@ def test_a_compaction_stopped_anywhere_is_finished_by_the_next_and_verifies_clea
     assert not [k for k in left if f"/{dispatch_id}" in k], left
     assert archive in left
     _clean(oms, on_etcd)
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
 
 
 @pytest.mark.cli

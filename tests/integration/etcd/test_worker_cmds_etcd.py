@@ -23,7 +23,7 @@ from oms.errors import LeaseError
 from oms.services.finishing import verify
 from tests.chain import Chain, accepted, use_demo_worker, use_worker, wait_for
 from tests.cli.test_worker_log import _append
-from tests.etcd_cluster import Cluster
+from tests.etcd_cluster import Cluster, locks_let_go
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import (
@@ -118,7 +118,7 @@ def test_send_park_and_resume_run_on_the_cluster(
     ), view
     assert view["resumed"] == "keys", view
     assert _states(on_etcd, dispatch_id) == ("healthy", "running")
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     _clean(oms, on_etcd)
 
@@ -268,7 +268,7 @@ def test_result_show_and_diff_read_the_clusters_result(
         event = ws.store.events.read(str(view["event_id"]))
     assert (ticket.state, ticket.payload["attempt"]) == ("open", 2), ticket.payload
     assert event.payload["person"] == "Ann", event.payload
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     _clean(oms, on_etcd)
 
@@ -351,7 +351,7 @@ def test_result_verify_merge_and_discard_run_on_the_cluster(
     assert discarded["archive_ref"] == f"refs/oms/archive/{ticket_id}/1", discarded
     assert [line.split()[0] for line in discarded["removed"]] == ["worktree", "branch"], discarded
     assert client.get(f"{etcd_prefix}evidence/{discarded['evidence']}.json") is not None
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _no_record_files(on_etcd)
     _clean(oms, on_etcd)
 
@@ -387,7 +387,7 @@ def test_ticket_lease_and_expire_run_on_the_cluster(
     assert leased.state == "leased"  # its lease runs
     assert list(client.range_prefix(f"{etcd_prefix}evidence/")) != []  # the expiry's evidence
     assert not (on_etcd.state / "records" / "ticket").exists()
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _clean(oms, on_etcd)
 
 
@@ -455,7 +455,7 @@ def test_ticket_renew_done_block_reopen_and_retry_run_on_the_cluster(
     assert states == {done_id: "done", held_id: "open", person_id: "open"}, states
     assert not (on_etcd.state / "records" / "ticket").exists()
     assert not (on_etcd.state / "events").exists() or not list((on_etcd.state / "events").iterdir())
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _clean(oms, on_etcd)
 
 
@@ -494,7 +494,7 @@ def test_a_retry_after_a_lapse_says_what_runs_and_it_runs_on_the_cluster(
         ticket = ws.store.records("ticket").read(lapsed_id)
     assert (ticket.state, ticket.payload["attempt"]) == ("open", 2), ticket.payload
     assert str(ticket.payload["reason"]).startswith("reopened by Ann"), ticket.payload
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _clean(oms, on_etcd)
 
 
@@ -540,7 +540,7 @@ def test_an_interrupted_ticket_import_leaves_no_ticket_and_its_rerun_finishes_it
     assert (shown["content"]["title"], shown["content"]["url"]) == ("Docs typo", ISSUE["url"])
     assert not (on_etcd.state / "records" / "ticket").exists()
     assert not list((on_etcd.state / "tickets").iterdir())  # (the state root's empty directory)
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _clean(oms, on_etcd)
 
 
@@ -612,7 +612,7 @@ def test_a_list_import_cut_off_leaves_whole_tickets_and_its_rerun_imports_the_re
     with on_etcd.workspace() as ws:
         states = [(t.payload["title"], t.state) for t in ws.store.latest("ticket").checked()]
     assert states == [("Issue 31", "open"), ("Issue 32", "open"), ("Issue 33", "open")], states
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     _clean(oms, on_etcd)
 
 

@@ -21,6 +21,7 @@ import pytest
 
 from oms.adapters.etcd.client import Etcd
 from tests.chain import use_demo_worker
+from tests.etcd_cluster import locks_let_go
 from tests.helpers import OmsCommand, eventually
 from tests.integration.etcd import test_deliver_etcd as delivered
 from tests.integration.etcd.test_deliver_etcd import TIMEOUT, EtcdChain
@@ -109,7 +110,7 @@ def test_a_conductor_killed_after_its_accept_then_a_person_cancels_launches_noth
         assert worker.payload["health"] != "healthy", worker.payload
     events = [k.key for k in client.range_prefix(f"{etcd_prefix}events/", keys_only=True)]
     assert len([k for k in events if "evt-delivery" in k]) == 1, events
-    assert list(client.range_prefix(f"{etcd_prefix}locks/")) == []
+    locks_let_go(client, etcd_prefix)
     for command in (("store", "verify"), ("audit", "verify")):
         code, out = _run(oms, chain, "host-a", *command)
         assert code == 0, out
