@@ -35,6 +35,7 @@ class Limits(NamedTuple):
     process_timeout_s: float = 30.0
     process_output_bytes: int = 1024 * 1024
     probe_timeout_s: float = 10.0
+    probe_busy_timeout_s: float = 30.0  # a sandbox probe that ran out of time is asked again
     reason_chars: int = 512
     activation_ready_s: float = (
         30.0  # an agent CLI shows its ready marks within this after its pane starts

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable
 
 from oms.adapters.sandbox import ETC_SECRETS, SYSTEM_DIRS, Host, system_args
-from oms.errors import ProcessError, SandboxUnavailableError
+from oms.errors import ProcessError, ProcessTimeoutError, SandboxUnavailableError
 from oms.fsio.outside import read_head, unreadable_by_others
 from oms.limits import LIMITS
 from oms.process import child_env, is_frozen, run, which
@@ -46,9 +46,12 @@ def locate() -> str:
 def probe(path: str | None = None) -> str:
     """Run a minimal sandbox of a worker's shape (`SandboxUnavailableError` with the reason if it
     fails); the version is asked only by `version` (delivery runs this on every launch: one process,
-    not two). Returns bubblewrap's path."""
+    not two). A probe that ran out of time says nothing of the kernel (a machine under load has
+    taken 10 s to start one), so it is asked once more, given `probe_busy_timeout_s`, before the
+    launch is refused; that refusal says the machine was slow, not that it cannot. Returns
+    bubblewrap's path."""
     path = path or locate()
-    argv = [
+    argv = (
         path,
         "--unshare-user",
         "--unshare-pid",
@@ -56,9 +59,20 @@ def probe(path: str | None = None) -> str:
         "--proc",
         "/proc",
         *system_args(system_dirs()),
-    ]
+        "--",
+        "/bin/true",
+    )
     try:
-        run((*argv, "--", "/bin/true"), timeout=LIMITS.probe_timeout_s, max_output=64 * 1024)
+        try:
+            run(argv, timeout=LIMITS.probe_timeout_s, max_output=64 * 1024)
+        except ProcessTimeoutError:
+            run(argv, timeout=LIMITS.probe_busy_timeout_s, max_output=64 * 1024)
+    except ProcessTimeoutError as exc:
+        raise SandboxUnavailableError(
+            f"bubblewrap did not start a sandbox within {LIMITS.probe_timeout_s:g}s, nor within "
+            f"{LIMITS.probe_busy_timeout_s:g}s when asked again",
+            hint="the machine is too busy to start one: see what else runs (`uptime`, `top`)",
+        ) from exc
     except ProcessError as exc:
         raise SandboxUnavailableError(
             f"bubblewrap cannot make a sandbox here ({exc.message})",
