@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import subprocess
 import time
 from typing import Any
+
+from tests.helpers import read_line, scaled
 
 
 def codex_app_server(
@@ -25,7 +26,7 @@ def codex_app_server(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        text=True,
+        bufsize=0,
     )
     assert proc.stdin is not None
     assert proc.stdout is not None
@@ -38,19 +39,15 @@ def codex_app_server(
         {"method": "initialized"},
         *requests,
     ]
-    for message in messages:
-        proc.stdin.write(json.dumps(message) + "\n")
-    proc.stdin.flush()
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
     wanted = {m["id"] for m in messages if "id" in m}
     got: dict[int, dict[str, Any]] = {}
-    deadline = time.monotonic() + timeout
+    pending = bytearray()
+    deadline = time.monotonic() + scaled(timeout)
     try:
-        while wanted - set(got) and time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            if not ready:
-                continue
-            line = proc.stdout.readline()
-            if not line:
+        while wanted - set(got):
+            line = read_line(proc.stdout.fileno(), pending, deadline)
+            if line is None:  # its end, or the deadline
                 break
             msg = json.loads(line)
             if isinstance(msg.get("id"), int):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import subprocess
 import sys
 import time
@@ -50,6 +51,26 @@ def scaled(seconds: float) -> float:
     """`seconds` times `slowdown()`: the timeout of a wait that is not a poll (an Event's, a
     process's), sized like `eventually`'s deadlines for a loaded machine."""
     return seconds * slowdown()
+
+
+def read_line(fd: int, pending: bytearray, deadline: float) -> bytes | None:
+    """The next whole line from pipe `fd`, without its newline; None at the pipe's end or when
+    none came by `deadline` (a `time.monotonic()` value; size it with `scaled`). It reads with
+    `os.read` into `pending`, which keeps what came after the line for the next call: `select` on
+    a buffered file object misses a line that the object's last `readline` already took into its
+    buffer, and waits out the deadline (a run beside a CPU hog did, when Codex wrote two answers
+    at once)."""
+    while b"\n" not in pending:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return None
+        pending += chunk
+    line, _, rest = bytes(pending).partition(b"\n")
+    pending[:] = rest
+    return line
 
 
 def eventually(
