@@ -12,14 +12,10 @@ from collections.abc import Iterator
 import pytest
 
 from oms.adapters.etcd.client import Etcd
-from tests.etcd_cluster import Cluster, locks_let_go
+from tests.etcd_cluster import locks_let_go
+from tests.integration.etcd.test_deliver_etcd import client
 
-
-@pytest.fixture
-def client(etcd_cluster: Cluster) -> Iterator[Etcd]:
-    etcd = Etcd(etcd_cluster.endpoints)
-    yield etcd
-    etcd.close()
+__all__ = ["client"]
 
 
 @pytest.fixture
