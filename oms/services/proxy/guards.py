@@ -16,6 +16,10 @@
   (`Deadlines.spare`, `Limits.proxy_uploads_spared` per dispatch; it keeps its deadline). Idle
   connections cost their holder the earliest eviction; a worker that sends its request at once is
   answered.
+- A connection is shut down only while it is still registered, under the lock its handler's
+  `disarm` takes before the connection is closed: a descriptor the handler closed and the process
+  gave to another connection (an upstream's, or another worker's) is never shut down in its
+  place.
 """
 
 from __future__ import annotations
@@ -81,11 +85,7 @@ class Deadlines:
             if not waiting:
                 return False
             key = min(waiting, key=lambda k: self._due[k][1])
-            conn = self._due.pop(key)[0]
-        with contextlib.suppress(OSError):
-            conn.shutdown(
-                socket.SHUT_RDWR
-            )  # its handler's read ends at once; it gives its slot back
+            _shut(self._due.pop(key)[0])  # its handler's read ends at once; its slot comes back
         return True
 
     def expire(self) -> int:
@@ -93,15 +93,10 @@ class Deadlines:
         now = self._clock()
         with self._lock:
             late = [key for key, (_, due) in self._due.items() if due <= now]
-            conns = [self._due.pop(key)[0] for key in late]
             for key in late:
                 self._spared.pop(key, None)
-        for conn in conns:
-            with contextlib.suppress(OSError):
-                conn.shutdown(
-                    socket.SHUT_RDWR
-                )  # its handler's read ends at once; the handler closes it
-        return len(conns)
+                _shut(self._due.pop(key)[0])  # its handler's read ends at once; it closes it
+        return len(late)
 
     def close(self) -> None:
         """Stop the watchdog."""
@@ -110,6 +105,13 @@ class Deadlines:
     def _watch(self) -> None:
         while not self._stop.wait(LIMITS.proxy_deadlines_every_s):
             self.expire()
+
+
+def _shut(conn: socket.socket) -> None:
+    """Shut `conn` down (the caller holds the lock of `Deadlines`, and `conn` was registered: its
+    handler has not closed it, so its descriptor is still its own)."""
+    with contextlib.suppress(OSError):
+        conn.shutdown(socket.SHUT_RDWR)
 
 
 class Held:

@@ -81,9 +81,9 @@ def _door(ws: Workspace, dispatch_id: str) -> str:
     return door_socket(ws, dispatch_id)
 
 
-def _ask_on_port(port: int, token: str) -> int:
-    """One request on the proxy's TCP port, as another worker would make it: the status (OSError:
-    dropped)."""
+def _ask_on_port(port: int, token: str) -> tuple[int, bytes]:
+    """One request on the proxy's TCP port, as another worker would make it: the status and the
+    start of the answer (OSError: dropped)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         conn.request(
@@ -92,7 +92,8 @@ def _ask_on_port(port: int, token: str) -> int:
             body=json.dumps(MESSAGES).encode(),
             headers={"x-api-key": token, "Content-Type": "application/json"},
         )
-        return conn.getresponse().status
+        answer = conn.getresponse()
+        return answer.status, answer.read()[:300]
     finally:
         conn.close()
 
@@ -175,14 +176,14 @@ def test_one_sandbox_dribbling_headers_cannot_stop_other_workers_traffic(
             what=f"the dribbling connections closed past the {DEADLINE_S} s request deadline",
         )
         try:
-            status = _ask_on_port(port, token)
+            status, said = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
                 f"another worker's request was dropped ({exc!r}) while connections from one "
                 f"sandbox, each sending a header line every {DRIBBLE_EVERY_S:g} s, held the "
                 "proxy's connection slots"
             )
-        assert status == 200
+        assert status == 200, said
         assert (
             _ask_on_door(victim_door, token) == 200
         )  # and on its own door, as its sandbox reaches the proxy
@@ -257,7 +258,8 @@ def test_one_sandbox_reopening_connections_cannot_stop_other_workers_traffic(
         answered = 0
         for _ in range(10):
             try:
-                assert _ask_on_port(port, token) == 200
+                status, said = _ask_on_port(port, token)
+                assert status == 200, said
                 answered += 1
             except OSError as exc:
                 errors.append(repr(exc))
@@ -360,14 +362,14 @@ def test_the_same_from_inside_a_sandbox_without_a_network(proxied: tuple[Chain, 
         assert ready, f"{opened} dribbling connections are still open past the request deadline"
         assert attacker.stdout.readline() == "all closed\n"
         try:
-            status = _ask_on_port(port, token)
+            status, said = _ask_on_port(port, token)
         except OSError as exc:
             pytest.fail(
                 f"another worker's request was dropped ({exc!r}) "
                 f"while {opened} dribbling connections "
                 "from one network-less sandbox hold every slot of the proxy"
             )
-        assert status == 200
+        assert status == 200, said
         assert (
             _ask_on_door(victim_door, token) == 200
         )  # and on its own door, as its sandbox reaches the proxy
