@@ -29,6 +29,7 @@ from tests.helpers import (
     in_user_namespace,
     isolate_home,
     oms_command,
+    scaled,
     stray_proxies,
 )
 
@@ -251,3 +252,16 @@ def _no_stray_bridges() -> Iterator[None]:
         SPAWNED.pop().kill()
     while BROKERS:
         BROKERS.pop().stop()
+
+
+@pytest.fixture
+def probes_given_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quota probe run in the test's own process gets `scaled` time. Its sandbox has half a
+    default CPU share, and beside a CPU hog on both cores a Python probe ran past the product's
+    10 s: these tests check what a probe reaches, not how fast (a probe that times out in use
+    leaves its provider's quota unknown, with the reason, until the next probe)."""
+    from oms.limits import LIMITS
+    from oms.services.chain import providers
+
+    bound = scaled(LIMITS.provider_probe_timeout_s)
+    monkeypatch.setattr(providers, "LIMITS", LIMITS._replace(provider_probe_timeout_s=bound))

@@ -21,6 +21,8 @@ from oms.errors import ProcessError
 from oms.services.chain import providers
 from tests.chain import Chain
 
+pytestmark = pytest.mark.usefixtures("probes_given_time")  # (a Python probe, on a loaded machine)
+
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- probe-must-never-read-this"
 
 

@@ -203,6 +203,7 @@ print(42)
 """
 
 
+@pytest.mark.usefixtures("probes_given_time")
 def test_a_quota_probe_on_the_hosts_network_is_refused_while_the_cluster_lets_anyone_in(
     on_etcd: EtcdChain, etcd_cluster: Cluster, etcd_prefix: str
 ) -> None:
