@@ -28,6 +28,8 @@ from oms.store import Record
 from tests.chain import Chain, accepted, make_chain, use_worker, wait_for
 from tests.helpers import OmsCommand
 
+pytestmark = pytest.mark.usefixtures("probes_given_time")  # (Python probes, a loaded machine)
+
 ROLE = "oms.ticket-executor"
 PROVIDERS = """
 [providers.anthropic-a]

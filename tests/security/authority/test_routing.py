@@ -18,6 +18,8 @@ from oms.services.conductor import tick as conductor
 from tests.chain import Chain, make_chain
 from tests.integration.test_routing import PROVIDERS, ROLE
 
+pytestmark = pytest.mark.usefixtures("probes_given_time")  # (Python probes, a loaded machine)
+
 
 @pytest.fixture
 def routed(tmp_path: Path) -> Iterator[Chain]:
