@@ -93,10 +93,17 @@ class Deadlines:
         now = self._clock()
         with self._lock:
             late = [key for key, (_, due) in self._due.items() if due <= now]
-            for key in late:
+        shut = 0
+        for key in late:  # the lock is taken for one at a time: never held across hundreds
+            with self._lock:
+                found = self._due.get(key)
+                if found is None or found[1] > now:
+                    continue  # disarmed meanwhile (its handler may have closed it), or re-armed
+                del self._due[key]
                 self._spared.pop(key, None)
-                _shut(self._due.pop(key)[0])  # its handler's read ends at once; it closes it
-        return len(late)
+                _shut(found[0])  # its handler's read ends at once; it closes it
+                shut += 1
+        return shut
 
     def close(self) -> None:
         """Stop the watchdog."""
