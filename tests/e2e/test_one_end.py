@@ -68,13 +68,12 @@ def _proxied(chain: Chain, mock: ModelMock, mp: pytest.MonkeyPatch, cli: str) ->
     )
 
 
-def _deliver(chain: Chain) -> str:
-    dispatch_id, event_id = accepted(chain)
+def _deliver(chain: Chain, dispatch_id: str, event_id: str) -> None:
+    """Launch the accepted dispatch; an outcome other than created shows the agent's screen."""
     with chain.workspace() as ws:
         outcome = Delivery.open(ws).deliver(event_id)["outcome"]
     assert isinstance(outcome, dict)
-    assert outcome["status"] == "created", outcome
-    return dispatch_id
+    assert outcome["status"] == "created", f"{outcome}\npane:\n{_pane_text(chain, dispatch_id)}"
 
 
 def _worker(chain: Chain, dispatch_id: str) -> dict[str, object]:
@@ -128,10 +127,11 @@ def test_no_model_request_is_forwarded_once_the_attempt_may_not_act(
 ) -> None:
     _proxied(deliverable, mock, monkeypatch, cli)
     mock.script = _script(cli, cause)
+    dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         assert proxy_control.start(ws).state == "running"
     try:
-        dispatch_id = _deliver(deliverable)
+        _deliver(deliverable, dispatch_id, event_id)
         _until(mock.holding.is_set, "the agent's turn to wait on the model")
         CAUSES[cause](deliverable, dispatch_id)
         heard = len(mock.heard)  # the held request was heard before the fact
@@ -177,11 +177,12 @@ def test_a_goal_resolved_before_its_update_goal_ends_by_itself(
         monkeypatch.setenv("CODEX_HOME", str(deliverable.base))
         _use(deliverable, CODEX, "gpt-6.2-sol", "codex_goal", mock.base + "/v1", [])
     mock.script = Script(list(GOAL))
+    dispatch_id, event_id = accepted(deliverable)
     if proxied:
         with deliverable.workspace() as ws:
             assert proxy_control.start(ws).state == "running"
     try:
-        dispatch_id = _deliver(deliverable)
+        _deliver(deliverable, dispatch_id, event_id)
         _until(mock.holding.is_set, "the agent's turn after its result")
         _resolve(deliverable, dispatch_id)  # the race: resolved before the agent's update_goal
         resolved_at, heard = time.monotonic(), len(mock.heard)
@@ -222,10 +223,11 @@ def test_claude_codes_retries_on_a_rate_limit_never_reach_the_model(
     tool = Call("Bash", {"command": "true", "description": "x"})
     first = [Call("read_dispatch", {}), Call("acknowledge_dispatch", {})]
     mock.script = Script([*first, Hold(tool), tool])
+    dispatch_id, event_id = accepted(deliverable)
     with deliverable.workspace() as ws:
         assert proxy_control.start(ws).state == "running"
     try:
-        dispatch_id = _deliver(deliverable)
+        _deliver(deliverable, dispatch_id, event_id)
         _until(mock.holding.is_set, "the agent's turn to wait on the model")
         mock.fail.extend([(429, LIMIT, {})] * 10)  # the upstream answers rate limits for a while
         heard = len(mock.heard)

@@ -14,7 +14,7 @@ import pytest
 
 from oms.services.delivery.service import Delivery
 from oms.services.proxy import control as proxy_control
-from tests.chain import Chain
+from tests.chain import Chain, accepted
 from tests.e2e.test_one_end import _deliver, _proxied, _until
 from tests.model_mock import Call, Hold, ModelMock, Say, Script
 
@@ -40,6 +40,7 @@ def test_a_sandbox_gets_no_proxy_handshake_answer_through_its_door(
     deliverable: Chain, mock: ModelMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _proxied(deliverable, mock, monkeypatch, "claude")
+    dispatch_id, event_id = accepted(deliverable)
     mock.script = Script(
         [
             Call("read_dispatch", {}),
@@ -48,9 +49,8 @@ def test_a_sandbox_gets_no_proxy_handshake_answer_through_its_door(
             Hold(Say("done")),
         ]
     )
-    dispatch_id = ""
     try:
-        dispatch_id = _deliver(deliverable)
+        _deliver(deliverable, dispatch_id, event_id)
         _until(mock.holding.is_set, "the agent's probe to run", 120.0)
         said = [text for seen in mock.seen for name, text in seen.results if name == "Bash"]
         assert said, "the probe did not run"
@@ -60,6 +60,5 @@ def test_a_sandbox_gets_no_proxy_handshake_answer_through_its_door(
         mock.release.set()
     finally:
         with deliverable.workspace() as ws:
-            if dispatch_id:
-                Delivery.open(ws).stop(dispatch_id, "test over")
+            Delivery.open(ws).stop(dispatch_id, "test over")
             proxy_control.stop(ws)
