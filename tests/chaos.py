@@ -48,7 +48,7 @@ import signal
 import statistics
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -391,7 +391,7 @@ def _lapse(chaos: ChaosFleet) -> bool:
     fleet = chaos.fleet
     with fleet.workspace() as ws:
         leased = [t for t in tickets.list_all(ws) if t.state == "leased"]
-        latest = {str(d.payload["ticket_id"]): d for d in _dispatches(ws)}
+        latest = _current(ws)
     if not leased:
         return False
     expired: list[Record] = []
@@ -436,6 +436,27 @@ def _never_accepted(dispatch: Record) -> bool:
     return dispatch.state == "cancelled" and not dispatch.payload.get("delivery_event_id")
 
 
+def _current(ws: Workspace) -> dict[str, Record]:
+    """Each ticket's current dispatch (`current_dispatches`)."""
+    sessions = {t.record_id: t.payload.get("session_id") for t in tickets.list_all(ws)}
+    return current_dispatches(sessions, _dispatches(ws))
+
+
+def current_dispatches(
+    sessions: Mapping[str, object], dispatches: list[Record]
+) -> dict[str, Record]:
+    """Each ticket's current dispatch, of `dispatches` in ticket and attempt order: the one of the
+    session the ticket names (`sessions`; two can share an attempt: one proposed while its provider
+    rested, never accepted, and the next); of a ticket that names none, its last."""
+    current: dict[str, Record] = {}
+    for d in dispatches:
+        ticket_id = str(d.payload["ticket_id"])
+        held = current.get(ticket_id)
+        if held is None or held.payload["session_id"] != sessions.get(ticket_id):
+            current[ticket_id] = d
+    return current
+
+
 def _dispatches(ws: Workspace) -> list[Record]:
     """Every dispatch, by ticket and attempt (the last of a ticket's is its latest)."""
     records = ws.store.records("dispatch")
@@ -469,7 +490,7 @@ def _unsettled(chaos: ChaosFleet) -> list[str]:
             health = worker.payload["health"]
             if health not in ("stopped", "parked"):
                 out.append(f"worker {worker_id}: {worker.state}/{health}")
-        latest = {str(d.payload["ticket_id"]): d for d in _dispatches(ws)}
+        latest = _current(ws)
         for ticket in tickets.list_all(ws):
             if ticket.state == "done":
                 continue
@@ -651,7 +672,7 @@ def _waiting(chaos: ChaosFleet) -> list[str]:
     out = []
     with chaos.fleet.workspace() as ws:
         workers = _workers(ws)
-        latest = {str(d.payload["ticket_id"]): d for d in _dispatches(ws)}
+        latest = _current(ws)
         for ticket in tickets.list_all(ws):
             if ticket.state == "blocked":
                 out.append(f"{ticket.record_id}: blocked: {ticket.payload.get('reason')}")
