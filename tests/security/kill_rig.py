@@ -5,7 +5,8 @@ processes, panes and files each dispatch has.
 Everything here looks from outside: the processes of a dispatch are found in /proc by the
 `OMS_DISPATCH_ID` their environment carries (the sandbox's bubblewrap, the agent) or by the
 `--dispatch-id` on their command line (the pane's supervisor); tmux is asked on the state root's own
-socket. Only processes of this rig's dispatches are ever signalled, by PID.
+socket. Only processes of this rig's dispatches, and tmux servers started on this rig's socket, are
+ever signalled, by PID.
 """
 
 from __future__ import annotations
@@ -113,6 +114,21 @@ def processes(dispatch_ids: set[str]) -> dict[str, list[Proc]]:
                     break
         if owner is not None:
             found[owner].append(Proc(int(name), ppid, comm, role))
+    return found
+
+
+def servers_on(sock: str) -> list[int]:
+    """The tmux servers started on `sock`: a server keeps the command line of the client that
+    started it (`tmux -S <sock> new-session ...`), so one whose socket file was unlinked under it (a
+    `kill-server` racing a `new-session` that finds the dying server's socket and starts another) is
+    found here although `tmux -S <sock>` no longer reaches it."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or (_read(f"/proc/{name}/comm") or b"") != b"tmux: server\n":
+            continue
+        argv = (_read(f"/proc/{name}/cmdline") or b"").split(b"\0")
+        if sock.encode() in argv:
+            found.append(int(name))
     return found
 
 
@@ -354,8 +370,13 @@ class Rig:
     # ------------------------------------------------------------------ the end
     def cleanup(self) -> list[str]:
         """Kill, by PID, whatever of this rig's dispatches still runs, and the tmux server on our
-        socket; what had to be killed (a test that expected nothing to run reports it)."""
+        socket (asked to end, then any server started on it killed by PID: one may run where the
+        socket no longer reaches it); what had to be killed (a test that expected nothing to run
+        reports it)."""
         self.tmux("kill-server")
+        for pid in servers_on(self.sock):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         leftovers = []
         for dispatch_id, procs in processes(self.started).items():
             for p in procs:
